@@ -1,0 +1,386 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"golang.org/x/term"
+	"gopkg.in/yaml.v3"
+
+	"github.com/swebench-run/swebench-run/configs"
+	"github.com/swebench-run/swebench-run/dataset"
+	"github.com/swebench-run/swebench-run/dockerenv"
+	"github.com/swebench-run/swebench-run/model"
+	"github.com/swebench-run/swebench-run/results"
+	"github.com/swebench-run/swebench-run/runner"
+)
+
+type runFlags struct {
+	split, model, out, runID           string
+	workers, maxAttempts               int
+	configs                            listFlag
+	sel                                dataset.Selection
+	ids, exclude                       string
+	imageTemplate, pull, dockerHost    string
+	redo, dryRun, force, quiet         bool
+	progress                           string
+	memory, network                    string
+	cpus                               float64
+	pids                               int64
+	maxCost                            float64
+}
+
+func (f *runFlags) register(fs *flag.FlagSet) {
+	fs.StringVar(&f.split, "split", "", "dataset: a named dataset (see `swebench-run datasets`), hf:ORG/NAME[:SPLIT][@REVISION], or a .parquet/.jsonl/.json file or directory")
+	fs.StringVar(&f.model, "model", "", "model name (e.g. anthropic/claude-sonnet-4-5, openai/gpt-5), scripted[:FILE] or replay:DIR")
+	fs.StringVar(&f.out, "o", "", "output directory (default runs/<dataset>-<model>)")
+	fs.StringVar(&f.out, "output", "", "same as -o")
+	fs.IntVar(&f.workers, "workers", 4, "instances run at once")
+	fs.Var(&f.configs, "c", "config file or shipped config name, or key.path=value override (repeatable; later wins)")
+	fs.StringVar(&f.sel.Filter, "filter", "", "regex matched at the start of instance ids")
+	fs.StringVar(&f.sel.Slice, "slice", "", "Python-style slice of the selection, e.g. 0:10 or ::2")
+	fs.BoolVar(&f.sel.Shuffle, "shuffle", false, "shuffle the instances (sorted by id first, then seeded)")
+	fs.Int64Var(&f.sel.Seed, "seed", dataset.DefaultSeed, "seed for --shuffle")
+	fs.StringVar(&f.ids, "instance-ids", "", "only these ids: id,id,… or @FILE with one id per line")
+	fs.StringVar(&f.exclude, "exclude", "", "skip these ids: id,id,… or @FILE")
+	fs.StringVar(&f.sel.Shard, "shard", "", "run part I of N (I/N, 1-based) of the selection")
+	fs.StringVar(&f.imageTemplate, "image-template", dataset.DefaultImageTemplate, "image name for rows without an image column; placeholders {instance_id} (Docker Hub form), {id}, {arch}")
+	fs.StringVar(&f.pull, "pull", "missing", "when to pull images: missing, always or never")
+	fs.StringVar(&f.dockerHost, "docker-host", "", "Docker engine address (default DOCKER_HOST or the local socket)")
+	fs.BoolVar(&f.redo, "redo-existing", false, "rerun instances that already finished in this output directory")
+	fs.IntVar(&f.maxAttempts, "max-attempts", 3, "attempts per instance for infrastructure failures, over all resumes")
+	fs.BoolVar(&f.dryRun, "dry-run", false, "load and select, print the instances (id, image) and exit without Docker or a model")
+	fs.BoolVar(&f.force, "force", false, "resume even if model, config or dataset differ from the output directory's run.json")
+	fs.StringVar(&f.runID, "run-id", "", "run id (default: the output directory's, or a new one)")
+	fs.StringVar(&f.progress, "progress", "auto", "progress display: auto, bar, lines, json or none")
+	fs.BoolVar(&f.quiet, "quiet", false, "no progress display (same as --progress none)")
+	fs.StringVar(&f.memory, "memory", "", "memory limit per container, e.g. 8g (default unlimited)")
+	fs.Float64Var(&f.cpus, "cpus", 0, "CPUs per container (default unlimited)")
+	fs.Int64Var(&f.pids, "pids-limit", 0, "process limit per container (default 4096; -1 unlimited)")
+	fs.StringVar(&f.network, "network", "", "container network mode: bridge (default) or none")
+	fs.Float64Var(&f.maxCost, "max-cost", 0, "run-wide cost limit in dollars: no instance starts after it is spent (0 = none)")
+}
+
+// splitConfigArgs separates -c values into files and key=value overrides.
+func splitConfigArgs(vals []string) (files, overrides []string) {
+	for _, v := range vals {
+		if strings.Contains(v, "=") && !strings.HasSuffix(v, ".yaml") && !strings.HasSuffix(v, ".yml") {
+			overrides = append(overrides, v)
+		} else {
+			files = append(files, v)
+		}
+	}
+	return files, overrides
+}
+
+func runCommand(ctx context.Context, stop <-chan struct{}, args []string, stdout, stderr io.Writer) error {
+	var f runFlags
+	fs := flag.NewFlagSet("run", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	f.register(fs)
+	fs.Usage = func() {
+		fmt.Fprint(stderr, "Usage: swebench-run [run] --split DATASET --model MODEL [flags]\n\nFlags:\n")
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return nil
+		}
+		return &exitStatusError{code: exitUsage}
+	}
+	if fs.NArg() > 0 {
+		return fmt.Errorf("%w: unexpected argument %q", errUsage, fs.Arg(0))
+	}
+	if f.split == "" {
+		return fmt.Errorf("%w: --split is required (a named dataset such as verified, or a file; see `swebench-run datasets`)", errUsage)
+	}
+	var err error
+	if f.sel.IDs, err = parseIDs(f.ids, "--instance-ids"); err != nil {
+		return err
+	}
+	if f.sel.Exclude, err = parseIDs(f.exclude, "--exclude"); err != nil {
+		return err
+	}
+	if err := f.sel.Validate(); err != nil {
+		return fmt.Errorf("%w: %v", errUsage, err)
+	}
+	pull := dockerenv.PullPolicy(f.pull)
+	switch pull {
+	case dockerenv.PullMissing, dockerenv.PullAlways, dockerenv.PullNever:
+	default:
+		return fmt.Errorf("%w: --pull %q: want missing, always or never", errUsage, f.pull)
+	}
+	limits, err := f.limits()
+	if err != nil {
+		return err
+	}
+
+	files, overrides := splitConfigArgs(f.configs)
+	cfg, err := configs.Load(files, overrides)
+	if err != nil {
+		return err
+	}
+	if f.model != "" {
+		cfg.Model.ModelName = f.model
+		cfg.Set("model.model_name", f.model)
+	}
+	if cfg.Model.ModelName == "" && !f.dryRun {
+		return fmt.Errorf("%w: --model is required (or model.model_name in a config)", errUsage)
+	}
+	for _, k := range cfg.Ignored {
+		fmt.Fprintf(stderr, "swebench-run: config key %s has no meaning here and is ignored\n", k)
+	}
+
+	loaded, err := dataset.Load(ctx, f.split, dataset.LoadOptions{Progress: stderr})
+	if err != nil {
+		return err
+	}
+	insts, err := f.sel.Apply(loaded.Instances)
+	if err != nil {
+		return fmt.Errorf("%w: %v", errUsage, err)
+	}
+	for i := range insts {
+		if err := insts[i].ValidateForRun(); err != nil {
+			return fmt.Errorf("dataset %s: instance %s: %w", f.split, insts[i].InstanceID, err)
+		}
+	}
+	if f.dryRun {
+		return printDryRun(stdout, stderr, insts, f.imageTemplate)
+	}
+
+	models, modelName, budget, err := buildModels(cfg, f.split, f.maxCost, stderr)
+	if err != nil {
+		return err
+	}
+	if f.out == "" {
+		f.out = filepath.Join("runs", safeName(filepath.Base(f.split))+"-"+safeName(modelName))
+	}
+	out, err := results.Open(f.out)
+	if err != nil {
+		return err
+	}
+	defer out.Close()
+	if out.TornLedger {
+		fmt.Fprintf(stderr, "swebench-run: %s: the last line of %s was torn by a crash and was dropped; that instance will run again\n", f.out, results.LedgerFile)
+	}
+	man, err := prepareManifest(out, f, cfg, loaded, len(insts), modelName)
+	if err != nil {
+		return err
+	}
+
+	logFile, err := os.OpenFile(filepath.Join(f.out, results.LogFile), os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+	if err != nil {
+		return fmt.Errorf("log file: %w", err)
+	}
+	defer logFile.Close()
+	logger := slog.New(slog.NewJSONHandler(logFile, nil)).With("run", man.RunID)
+
+	engine, err := dockerenv.Connect(ctx, f.dockerHost)
+	if err != nil {
+		return err
+	}
+	defer engine.Close()
+	// Containers of a crashed earlier attempt of this run, or of any dead process of this
+	// machine, are leftovers: remove them before starting new ones.
+	if n, err := engine.Sweep(ctx, func(l map[string]string) bool {
+		return l[dockerenv.LabelRun] == man.RunID || dockerenv.Orphaned(l)
+	}); err != nil {
+		fmt.Fprintln(stderr, "swebench-run: warning: sweeping leftover containers:", err)
+	} else if n > 0 {
+		fmt.Fprintf(stderr, "swebench-run: removed %d leftover containers of earlier runs\n", n)
+	}
+
+	var runBudget interface{ Exhausted() bool }
+	if budget != nil {
+		runBudget = budget
+	}
+	progress := chooseProgress(f, stderr)
+	sum, runErr := runner.Run(ctx, insts, runner.Options{
+		RunID: man.RunID, Version: version, Workers: f.workers, Config: cfg, Models: models,
+		ModelName: modelName, Engine: engine, Out: out, ImageTemplate: f.imageTemplate, Pull: pull,
+		Limits: limits, RedoExisting: f.redo, MaxAttempts: f.maxAttempts, Progress: progress,
+		Logger: logger, Stop: stop, Budget: runBudget,
+	})
+	// Safety net: whatever happened, no container of this run outlives it.
+	if n, err := engine.Sweep(ctx, dockerenv.ByRun(man.RunID)); err != nil {
+		fmt.Fprintln(stderr, "swebench-run: warning: removing this run's containers:", err)
+	} else if n > 0 {
+		logger.Warn("removed containers left at the end of the run", "count", n)
+	}
+	printSummary(stderr, f.out, sum, out)
+	switch {
+	case errors.Is(runErr, runner.ErrInterrupted):
+		return &exitStatusError{code: exitInterrupted, msg: "interrupted; rerun the same command to resume"}
+	case runErr != nil:
+		return runErr
+	case sum.Failed > 0:
+		return &exitStatusError{code: exitFailedInsts, msg: fmt.Sprintf("%d instances ended with infrastructure failures; rerun the same command to retry them", sum.Failed)}
+	}
+	return nil
+}
+
+func (f *runFlags) limits() (dockerenv.Limits, error) {
+	l := dockerenv.Limits{CPUs: f.cpus, PidsLimit: f.pids, NetworkMode: f.network}
+	if f.memory != "" {
+		n, err := parseBytes(f.memory)
+		if err != nil {
+			return l, fmt.Errorf("%w: --memory %q: %v", errUsage, f.memory, err)
+		}
+		l.MemoryBytes = n
+	}
+	switch f.network {
+	case "", "bridge", "none":
+	default:
+		return l, fmt.Errorf("%w: --network %q: want bridge or none", errUsage, f.network)
+	}
+	if f.cpus < 0 {
+		return l, fmt.Errorf("%w: --cpus must be >= 0", errUsage)
+	}
+	return l, nil
+}
+
+func parseIDs(arg, flagName string) ([]string, error) {
+	if arg == "" {
+		return nil, nil
+	}
+	ids, err := dataset.ParseIDList(arg)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %s: %v", errUsage, flagName, err)
+	}
+	return ids, nil
+}
+
+// buildModels turns the model section into the run's model provider.
+func buildModels(cfg *configs.Config, split string, maxCost float64, stderr io.Writer) (runner.Models, string, *model.Budget, error) {
+	name := cfg.Model.ModelName
+	var budget *model.Budget
+	if maxCost > 0 {
+		budget = model.NewBudget(maxCost)
+	}
+	if name == "scripted" || strings.HasPrefix(name, "scripted:") {
+		path := strings.TrimPrefix(strings.TrimPrefix(name, "scripted"), ":")
+		if path == "" {
+			// By convention the script of a dataset file lives beside it.
+			path = filepath.Join(filepath.Dir(split), "scripted.yaml")
+		}
+		s, err := model.LoadScripted(path)
+		if err != nil {
+			return nil, "", nil, err
+		}
+		return s, "scripted", budget, nil
+	}
+	settings := map[string]any{}
+	for k, v := range cfg.Model.Settings {
+		settings[k] = v
+	}
+	settings["model_name"] = name
+	var mc model.Config
+	data, err := yaml.Marshal(settings)
+	if err != nil {
+		return nil, "", nil, err
+	}
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	dec.KnownFields(true)
+	if err := dec.Decode(&mc); err != nil {
+		return nil, "", nil, fmt.Errorf("config model section: %w", err)
+	}
+	p, err := model.New(mc, model.Options{Budget: budget, Env: os.Getenv})
+	if err != nil {
+		return nil, "", nil, err
+	}
+	return p, name, budget, nil
+}
+
+func printDryRun(stdout, stderr io.Writer, insts []dataset.Instance, tmpl string) error {
+	fmt.Fprintf(stderr, "%d instances selected\n", len(insts))
+	for i := range insts {
+		img, err := insts[i].ImageName(tmpl)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(stdout, "%s\t%s\n", insts[i].InstanceID, img)
+	}
+	return nil
+}
+
+func chooseProgress(f runFlags, stderr io.Writer) runner.Progress {
+	mode := f.progress
+	if f.quiet {
+		mode = "none"
+	}
+	if mode == "auto" {
+		mode = "lines"
+		if fd, ok := stderr.(interface{ Fd() uintptr }); ok && term.IsTerminal(int(fd.Fd())) {
+			mode = "bar"
+		}
+	}
+	switch mode {
+	case "bar":
+		return &runner.Bar{W: stderr}
+	case "json":
+		return &runner.JSONEvents{W: stderr}
+	case "none":
+		return runner.Quiet{}
+	default:
+		return &runner.Lines{W: stderr}
+	}
+}
+
+func printSummary(w io.Writer, out string, sum runner.Summary, dir *results.Dir) {
+	fmt.Fprintf(w, "\n%d selected, %d skipped (already finished), %d ran, cost $%.4f\n", sum.Selected, sum.Skipped, sum.Ran, sum.Cost)
+	by := dir.ExitStatuses()
+	keys := make([]string, 0, len(by))
+	for k := range by {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		fmt.Fprintf(w, "  %-24s %d\n", k, len(by[k]))
+	}
+	fmt.Fprintf(w, "predictions: %s\n", filepath.Join(out, results.PredsFile))
+}
+
+func newRunID() string {
+	b := make([]byte, 3)
+	_, _ = rand.Read(b)
+	return time.Now().UTC().Format("20060102-150405") + "-" + hex.EncodeToString(b)
+}
+
+func safeName(s string) string {
+	s = strings.TrimSuffix(s, filepath.Ext(s))
+	return strings.Map(func(r rune) rune {
+		if r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == '.' || r == '_' {
+			return r
+		}
+		return '_'
+	}, s)
+}
+
+func parseBytes(s string) (int64, error) {
+	s = strings.ToLower(strings.TrimSpace(s))
+	mult := int64(1)
+	for suffix, m := range map[string]int64{"k": 1 << 10, "m": 1 << 20, "g": 1 << 30, "t": 1 << 40} {
+		if strings.HasSuffix(s, suffix) || strings.HasSuffix(s, suffix+"b") || strings.HasSuffix(s, suffix+"ib") {
+			s = strings.TrimSuffix(strings.TrimSuffix(strings.TrimSuffix(s, "ib"), "b"), suffix)
+			mult = m
+			break
+		}
+	}
+	var n float64
+	if _, err := fmt.Sscanf(s, "%g", &n); err != nil || n <= 0 {
+		return 0, fmt.Errorf("want a size such as 512m or 8g")
+	}
+	return int64(n * float64(mult)), nil
+}

@@ -1,0 +1,275 @@
+package dockerenv
+
+import (
+	"archive/tar"
+	"bytes"
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"os"
+	"path"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	cerrdefs "github.com/containerd/errdefs"
+	"github.com/moby/moby/api/types/container"
+	"github.com/moby/moby/client"
+)
+
+// ContainerSpec describes the container of one instance.
+type ContainerSpec struct {
+	Image      string
+	RunID      string
+	InstanceID string
+	Role       string            // "agent" or "eval"
+	Cwd        string            // working directory of every exec; default /testbed
+	Env        map[string]string // environment of every exec
+	// Lifetime bounds the container: its main process is `sleep Lifetime`, so a container that
+	// escapes every cleanup still ends by itself. Default 4h.
+	Lifetime time.Duration
+	Limits   Limits
+}
+
+// Limits are the container's resource limits. Zero values mean the defaults documented on each.
+type Limits struct {
+	MemoryBytes int64   // 0 = unlimited
+	CPUs        float64 // 0 = unlimited
+	PidsLimit   int64   // 0 = 4096 (a fork bomb must not take the host down); -1 = unlimited
+	NetworkMode string  // "" = bridge; "none" disables networking
+}
+
+// Container is a running container of this tool.
+type Container struct {
+	engine *Engine
+	ID     string
+	Name   string
+	spec   ContainerSpec
+}
+
+var unsafeName = regexp.MustCompile(`[^a-zA-Z0-9_.-]+`)
+
+// StartContainer creates and starts the container of spec. The image must be present (see
+// EnsureImage). On error nothing is left behind.
+func (e *Engine) StartContainer(ctx context.Context, spec ContainerSpec) (*Container, error) {
+	if spec.Cwd == "" {
+		spec.Cwd = "/testbed"
+	}
+	if spec.Lifetime <= 0 {
+		spec.Lifetime = 4 * time.Hour
+	}
+	if spec.Role == "" {
+		spec.Role = "agent"
+	}
+	suffix := make([]byte, 4)
+	_, _ = rand.Read(suffix)
+	name := "swebench-run-" + unsafeName.ReplaceAllString(spec.InstanceID, "-") + "-" + hex.EncodeToString(suffix)
+
+	pids := spec.Limits.PidsLimit
+	if pids == 0 {
+		pids = 4096
+	}
+	hc := &container.HostConfig{
+		NetworkMode: container.NetworkMode(spec.Limits.NetworkMode),
+		Resources: container.Resources{
+			Memory:   spec.Limits.MemoryBytes,
+			NanoCPUs: int64(spec.Limits.CPUs * 1e9),
+		},
+	}
+	if pids > 0 {
+		hc.Resources.PidsLimit = &pids
+	}
+	cfg := &container.Config{
+		Image:      spec.Image,
+		Entrypoint: []string{}, // reset any image entrypoint: the main process must be our sleep
+		Cmd:        []string{"sleep", strconv.Itoa(int(spec.Lifetime.Seconds()))},
+		WorkingDir: spec.Cwd,
+		Labels: map[string]string{
+			LabelTool:     "1",
+			LabelRun:      spec.RunID,
+			LabelInstance: spec.InstanceID,
+			LabelRole:     spec.Role,
+			LabelStarted:  time.Now().UTC().Format(time.RFC3339),
+			LabelOwner:    Owner(),
+		},
+	}
+	res, err := e.cli.ContainerCreate(ctx, client.ContainerCreateOptions{Config: cfg, HostConfig: hc, Name: name})
+	if err != nil {
+		if cerrdefs.IsNotFound(err) {
+			return nil, fmt.Errorf("create container for %s: %w: %s", spec.InstanceID, ErrImageNotFound, spec.Image)
+		}
+		return nil, fmt.Errorf("create container for %s: %w", spec.InstanceID, err)
+	}
+	c := &Container{engine: e, ID: res.ID, Name: name, spec: spec}
+	if _, err := e.cli.ContainerStart(ctx, res.ID, client.ContainerStartOptions{}); err != nil {
+		_ = c.Remove(ctx)
+		return nil, fmt.Errorf("start container for %s: %w", spec.InstanceID, err)
+	}
+	return c, nil
+}
+
+// removeTimeout bounds container removal, which runs even after the run was cancelled.
+const removeTimeout = 30 * time.Second
+
+// Remove kills and removes the container. It runs on a context detached from ctx's cancellation
+// so that teardown happens even after Ctrl-C. Removing a container that is already gone is not an
+// error.
+func (c *Container) Remove(ctx context.Context) error {
+	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), removeTimeout)
+	defer cancel()
+	_, err := c.engine.cli.ContainerRemove(rctx, c.ID, client.ContainerRemoveOptions{Force: true, RemoveVolumes: true})
+	if err != nil && !cerrdefs.IsNotFound(err) {
+		return fmt.Errorf("remove container %s: %w", c.Name, err)
+	}
+	return nil
+}
+
+// WriteFile writes data to an absolute path in the container (mode 0644), creating nothing else.
+func (c *Container) WriteFile(ctx context.Context, file string, data []byte) error {
+	var buf bytes.Buffer
+	tw := tar.NewWriter(&buf)
+	hdr := &tar.Header{Name: path.Base(file), Mode: 0o644, Size: int64(len(data)), ModTime: time.Now()}
+	if err := tw.WriteHeader(hdr); err != nil {
+		return err
+	}
+	if _, err := tw.Write(data); err != nil {
+		return err
+	}
+	if err := tw.Close(); err != nil {
+		return err
+	}
+	_, err := c.engine.cli.CopyToContainer(ctx, c.ID, client.CopyToContainerOptions{DestinationPath: path.Dir(file), Content: &buf})
+	if err != nil {
+		return c.classify(ctx, fmt.Errorf("write %s in container %s: %w", file, c.Name, err))
+	}
+	return nil
+}
+
+// ContainerDiedError reports a container that stopped while its instance was still running.
+type ContainerDiedError struct {
+	Name      string
+	OOMKilled bool
+	ExitCode  int
+	Err       error
+}
+
+func (e *ContainerDiedError) Error() string {
+	if e.OOMKilled {
+		return fmt.Sprintf("container %s was killed for exceeding its memory limit (OOM)", e.Name)
+	}
+	return fmt.Sprintf("container %s is no longer running (exit code %d): %v", e.Name, e.ExitCode, e.Err)
+}
+
+func (e *ContainerDiedError) Unwrap() error { return e.Err }
+
+// ExitStatus names the instance's exit status: OOMKilled or ContainerDied.
+func (e *ContainerDiedError) ExitStatus() string {
+	if e.OOMKilled {
+		return "OOMKilled"
+	}
+	return "ContainerDied"
+}
+
+// classify turns an error of an operation on the container into a *ContainerDiedError when the
+// container is gone or stopped, so the instance ends with a distinct status.
+func (c *Container) classify(ctx context.Context, opErr error) error {
+	ictx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+	defer cancel()
+	res, err := c.engine.cli.ContainerInspect(ictx, c.ID, client.ContainerInspectOptions{})
+	if err != nil {
+		if cerrdefs.IsNotFound(err) {
+			return &ContainerDiedError{Name: c.Name, ExitCode: -1, Err: opErr}
+		}
+		return opErr
+	}
+	st := res.Container.State
+	if st != nil && !st.Running {
+		return &ContainerDiedError{Name: c.Name, OOMKilled: st.OOMKilled, ExitCode: st.ExitCode, Err: opErr}
+	}
+	return opErr
+}
+
+// Owner identifies this process on this machine; it labels every container we start.
+func Owner() string {
+	host, _ := os.Hostname()
+	return host + ":" + strconv.Itoa(os.Getpid())
+}
+
+// Orphaned reports whether a container with these labels was started by a process of this
+// machine that no longer runs (crashed or killed): such containers are safe to remove while
+// other runs of this tool go on.
+func Orphaned(labels map[string]string) bool {
+	host, pidStr, ok := strings.Cut(labels[LabelOwner], ":")
+	if !ok {
+		return false
+	}
+	if me, _ := os.Hostname(); host != me {
+		return false
+	}
+	pid, err := strconv.Atoi(pidStr)
+	if err != nil || pid <= 0 {
+		return false
+	}
+	if pid == os.Getpid() {
+		return false
+	}
+	err = syscall.Kill(pid, 0)
+	return errors.Is(err, syscall.ESRCH)
+}
+
+// Sweep removes the containers of this tool for which match returns true (nil matches all) and
+// returns how many it removed. It runs on a context that survives cancellation.
+func (e *Engine) Sweep(ctx context.Context, match func(labels map[string]string) bool) (int, error) {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*removeTimeout)
+	defer cancel()
+	list, err := e.cli.ContainerList(ctx, client.ContainerListOptions{All: true, Filters: client.Filters{}.Add("label", LabelTool+"=1")})
+	if err != nil {
+		return 0, fmt.Errorf("list containers on %s: %w", e.Host(), err)
+	}
+	var errs []error
+	n := 0
+	for _, s := range list.Items {
+		if match != nil && !match(s.Labels) {
+			continue
+		}
+		_, err := e.cli.ContainerRemove(ctx, s.ID, client.ContainerRemoveOptions{Force: true, RemoveVolumes: true})
+		if err != nil && !cerrdefs.IsNotFound(err) {
+			errs = append(errs, fmt.Errorf("remove %s: %w", s.ID[:12], err))
+			continue
+		}
+		n++
+	}
+	return n, errors.Join(errs...)
+}
+
+// ByRun matches the containers of one run.
+func ByRun(runID string) func(map[string]string) bool {
+	return func(l map[string]string) bool { return l[LabelRun] == runID }
+}
+
+// ListContainers returns the names of this tool's containers of runID ("" = any run), sorted.
+func (e *Engine) ListContainers(ctx context.Context, runID string) ([]string, error) {
+	f := client.Filters{}.Add("label", LabelTool+"=1")
+	if runID != "" {
+		f = f.Add("label", LabelRun+"="+runID)
+	}
+	list, err := e.cli.ContainerList(ctx, client.ContainerListOptions{All: true, Filters: f})
+	if err != nil {
+		return nil, fmt.Errorf("list containers on %s: %w", e.Host(), err)
+	}
+	var names []string
+	for _, s := range list.Items {
+		if len(s.Names) > 0 {
+			names = append(names, s.Names[0])
+		} else {
+			names = append(names, s.ID)
+		}
+	}
+	sort.Strings(names)
+	return names, nil
+}

@@ -1,0 +1,266 @@
+package dockerenv
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/moby/moby/api/pkg/stdcopy"
+	"github.com/moby/moby/client"
+)
+
+// ExecOptions configure one command.
+type ExecOptions struct {
+	// Timeout is enforced inside the container with coreutils `timeout` (TERM, then KILL 2 s later,
+	// to the command's whole process group); processes that escaped the group are killed after a
+	// timeout too. 0 means no timeout.
+	Timeout time.Duration
+	Cwd     string            // default: the container's Cwd
+	Env     map[string]string // added to (and overriding) the container's Env
+	// Interpreter runs the command; default ["bash", "-c"].
+	Interpreter []string
+	// MaxOutput bounds the output kept in memory: the first and last MaxOutput/2 bytes are kept,
+	// the middle is counted and dropped. Default 1 MiB.
+	MaxOutput int
+}
+
+// ExecResult is the outcome of one command. stdout and stderr are merged in arrival order.
+type ExecResult struct {
+	Output         string
+	ExitCode       int
+	TimedOut       bool
+	TruncatedBytes int64 // bytes dropped from the middle of the output
+	Duration       time.Duration
+}
+
+const (
+	defaultMaxOutput = 1 << 20
+	killGrace        = 2 * time.Second  // TERM → KILL inside the container
+	clientBackstop   = 10 * time.Second // after Timeout+killGrace, the client kills everything itself
+)
+
+// Exec runs command in the container: create (no TTY), attach, drain with stdcopy, inspect for the
+// exit code. A command that fails or times out is a result, not an error; the error is for a
+// broken container or engine (a *ContainerDiedError when the container is gone).
+func (c *Container) Exec(ctx context.Context, command string, opts ExecOptions) (ExecResult, error) {
+	cwd := opts.Cwd
+	if cwd == "" {
+		cwd = c.spec.Cwd
+	}
+	interp := opts.Interpreter
+	if len(interp) == 0 {
+		interp = []string{"bash", "-c"}
+	}
+	maxOut := opts.MaxOutput
+	if maxOut <= 0 {
+		maxOut = defaultMaxOutput
+	}
+	var argv []string
+	if opts.Timeout > 0 {
+		argv = append(argv, "timeout", "-s", "TERM", "-k", formatSeconds(killGrace), formatSeconds(opts.Timeout))
+	}
+	argv = append(argv, interp...)
+	argv = append(argv, command)
+
+	start := time.Now()
+	created, err := c.engine.cli.ExecCreate(ctx, c.ID, client.ExecCreateOptions{
+		AttachStdout: true,
+		AttachStderr: true,
+		WorkingDir:   cwd,
+		Env:          envList(c.spec.Env, opts.Env),
+		Cmd:          argv,
+	})
+	if err != nil {
+		return ExecResult{}, c.classify(ctx, fmt.Errorf("exec in %s: %w", c.Name, err))
+	}
+	att, err := c.engine.cli.ExecAttach(ctx, created.ID, client.ExecAttachOptions{})
+	if err != nil {
+		return ExecResult{}, c.classify(ctx, fmt.Errorf("attach to exec in %s: %w", c.Name, err))
+	}
+	out := newCappedBuffer(maxOut)
+	done := make(chan error, 1)
+	go func() {
+		_, err := stdcopy.StdCopy(out, out, att.Reader)
+		done <- err
+	}()
+
+	var backstop <-chan time.Time
+	if opts.Timeout > 0 {
+		t := time.NewTimer(opts.Timeout + killGrace + clientBackstop)
+		defer t.Stop()
+		backstop = t.C
+	}
+	var streamErr error
+	killedByClient := false
+	select {
+	case streamErr = <-done:
+	case <-backstop:
+		// Something still holds the output open (e.g. a daemonized child): kill everything but
+		// the container's main process, which closes every pipe and ends the stream.
+		killedByClient = true
+		c.killAll(ctx)
+		streamErr = waitOrClose(done, att.Close, 5*time.Second)
+	case <-ctx.Done():
+		c.killAll(ctx)
+		att.Close()
+		<-done
+		return ExecResult{}, ctx.Err()
+	}
+	att.Close()
+	if streamErr != nil {
+		return ExecResult{}, c.classify(ctx, fmt.Errorf("read exec output in %s: %w", c.Name, streamErr))
+	}
+
+	code, err := c.exitCode(ctx, created.ID)
+	if err != nil {
+		return ExecResult{}, err
+	}
+	res := ExecResult{
+		Output:         out.String(),
+		ExitCode:       code,
+		TruncatedBytes: out.Dropped(),
+		Duration:       time.Since(start),
+	}
+	if opts.Timeout > 0 && (killedByClient || ((code == 124 || code == 137) && res.Duration >= opts.Timeout)) {
+		res.TimedOut = true
+		if !killedByClient {
+			c.killAll(ctx) // children that left the process group survive `timeout`
+		}
+	}
+	return res, nil
+}
+
+// exitCode waits for the exec process to be reported as finished and returns its exit code.
+func (c *Container) exitCode(ctx context.Context, execID string) (int, error) {
+	for i := 0; ; i++ {
+		ins, err := c.engine.cli.ExecInspect(ctx, execID, client.ExecInspectOptions{})
+		if err != nil {
+			return 0, c.classify(ctx, fmt.Errorf("inspect exec in %s: %w", c.Name, err))
+		}
+		if !ins.Running {
+			return ins.ExitCode, nil
+		}
+		// The stream can end a moment before the engine records the exit.
+		if i >= 100 {
+			return 0, fmt.Errorf("exec in %s: output ended but the process still runs", c.Name)
+		}
+		select {
+		case <-ctx.Done():
+			return 0, ctx.Err()
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+}
+
+// killAll kills every process in the container except its main process (PID 1 is exempt from
+// kill -1 in its PID namespace), using a context that survives cancellation.
+func (c *Container) killAll(ctx context.Context) {
+	kctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+	defer cancel()
+	created, err := c.engine.cli.ExecCreate(kctx, c.ID, client.ExecCreateOptions{
+		User: "0", Cmd: []string{"kill", "-9", "-1"},
+	})
+	if err != nil {
+		return
+	}
+	_, _ = c.engine.cli.ExecStart(kctx, created.ID, client.ExecStartOptions{})
+}
+
+func waitOrClose(done <-chan error, closeFn func(), grace time.Duration) error {
+	select {
+	case err := <-done:
+		return err
+	case <-time.After(grace):
+		closeFn()
+		<-done
+		return nil
+	}
+}
+
+func envList(base, over map[string]string) []string {
+	merged := make(map[string]string, len(base)+len(over))
+	for k, v := range base {
+		merged[k] = v
+	}
+	for k, v := range over {
+		merged[k] = v
+	}
+	keys := make([]string, 0, len(merged))
+	for k := range merged {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	env := make([]string, 0, len(keys))
+	for _, k := range keys {
+		env = append(env, k+"="+merged[k])
+	}
+	return env
+}
+
+func formatSeconds(d time.Duration) string {
+	return strconv.FormatFloat(d.Seconds(), 'f', -1, 64)
+}
+
+// cappedBuffer keeps the first and last max/2 bytes written to it and counts the rest, so that
+// a command printing gigabytes costs constant memory.
+type cappedBuffer struct {
+	headMax, tailMax int
+	head             []byte
+	tail             []byte // ring buffer once full
+	tailPos          int
+	tailFull         bool
+	dropped          int64
+}
+
+func newCappedBuffer(max int) *cappedBuffer {
+	h := max / 2
+	return &cappedBuffer{headMax: h, tailMax: max - h}
+}
+
+func (b *cappedBuffer) Write(p []byte) (int, error) {
+	n := len(p)
+	if room := b.headMax - len(b.head); room > 0 {
+		k := min(room, len(p))
+		b.head = append(b.head, p[:k]...)
+		p = p[k:]
+	}
+	for len(p) > 0 {
+		if !b.tailFull {
+			room := b.tailMax - len(b.tail)
+			k := min(room, len(p))
+			b.tail = append(b.tail, p[:k]...)
+			p = p[k:]
+			if len(b.tail) == b.tailMax {
+				b.tailFull = true
+			}
+			continue
+		}
+		// Overwrite the oldest tail bytes; they count as dropped.
+		k := min(b.tailMax-b.tailPos, len(p))
+		copy(b.tail[b.tailPos:], p[:k])
+		b.dropped += int64(k)
+		b.tailPos = (b.tailPos + k) % b.tailMax
+		p = p[k:]
+	}
+	return n, nil
+}
+
+func (b *cappedBuffer) Dropped() int64 { return b.dropped }
+
+// String returns the kept output; a note marks where bytes were dropped. Invalid UTF-8 is
+// replaced, as the peers decode output with errors="replace".
+func (b *cappedBuffer) String() string {
+	var sb strings.Builder
+	sb.Write(b.head)
+	if b.dropped > 0 {
+		fmt.Fprintf(&sb, "\n[swebench-run: %d bytes of output elided]\n", b.dropped)
+		sb.Write(b.tail[b.tailPos:])
+		sb.Write(b.tail[:b.tailPos])
+	} else {
+		sb.Write(b.tail)
+	}
+	return strings.ToValidUTF8(sb.String(), "\uFFFD")
+}

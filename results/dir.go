@@ -1,0 +1,290 @@
+package results
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"sync"
+	"time"
+
+	"gopkg.in/yaml.v3"
+)
+
+// File names inside the output directory.
+const (
+	PredsFile    = "preds.json"
+	LedgerFile   = "status.jsonl"
+	ManifestFile = "run.json"
+	LogFile      = "swebench-run.log"
+)
+
+// Prediction is one entry of preds.json, the shape the SWE-bench harness and sb-cli read.
+type Prediction struct {
+	ModelNameOrPath string `json:"model_name_or_path"`
+	InstanceID      string `json:"instance_id"`
+	ModelPatch      string `json:"model_patch"`
+}
+
+// Categories of a finished attempt: a model outcome is final; an infrastructure failure is
+// retried on resume.
+const (
+	CategoryModel          = "model"
+	CategoryInfrastructure = "infrastructure"
+)
+
+// Record is one line of status.jsonl: one finished attempt of one instance.
+type Record struct {
+	InstanceID string  `json:"instance_id"`
+	Attempt    int     `json:"attempt"`
+	ExitStatus string  `json:"exit_status"`
+	Category   string  `json:"category"`
+	ModelName  string  `json:"model_name"`
+	Cost       float64 `json:"cost"`
+	APICalls   int     `json:"api_calls"`
+	Steps      int     `json:"steps"`
+	Tokens     Tokens  `json:"tokens"`
+	PatchBytes int     `json:"patch_bytes"`
+	Queued     float64 `json:"queued_at,omitempty"`      // unix seconds
+	ImageReady float64 `json:"image_ready_at,omitempty"` // unix seconds
+	FirstStep  float64 `json:"first_step_at,omitempty"`  // unix seconds
+	End        float64 `json:"ended_at"`                 // unix seconds
+	Host       string  `json:"host,omitempty"`
+	Image      string  `json:"image,omitempty"`
+	ImageID    string  `json:"image_id,omitempty"`
+	Error      string  `json:"error,omitempty"`
+}
+
+// Dir is an open output directory. Its methods are safe for concurrent use; one Dir is the only
+// writer of preds.json and status.jsonl.
+type Dir struct {
+	path       string
+	mu         sync.Mutex
+	preds      map[string]Prediction
+	ledger     *os.File
+	history    map[string][]Record
+	exitFile   string
+	TornLedger bool // the ledger's last line was torn by a crash and was ignored
+}
+
+// Open opens (creating it if needed) the output directory and loads what earlier runs left.
+func Open(path string) (*Dir, error) {
+	if err := os.MkdirAll(path, 0o755); err != nil {
+		return nil, fmt.Errorf("output directory: %w", err)
+	}
+	d := &Dir{path: path, preds: map[string]Prediction{}, history: map[string][]Record{}}
+	if err := d.loadPreds(); err != nil {
+		return nil, err
+	}
+	if err := d.loadLedger(); err != nil {
+		return nil, err
+	}
+	f, err := os.OpenFile(filepath.Join(path, LedgerFile), os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+	if err != nil {
+		return nil, fmt.Errorf("output directory: %w", err)
+	}
+	d.ledger = f
+	d.exitFile = filepath.Join(path, "exit_statuses_"+strconv.FormatFloat(float64(time.Now().UnixNano())/1e9, 'f', 6, 64)+".yaml")
+	return d, nil
+}
+
+// Path returns the directory's path.
+func (d *Dir) Path() string { return d.path }
+
+// Close closes the ledger.
+func (d *Dir) Close() error {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.ledger == nil {
+		return nil
+	}
+	err := d.ledger.Close()
+	d.ledger = nil
+	return err
+}
+
+func (d *Dir) loadPreds() error {
+	p := filepath.Join(d.path, PredsFile)
+	data, err := os.ReadFile(p)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("read %s: %w", p, err)
+	}
+	if err := json.Unmarshal(data, &d.preds); err != nil {
+		return fmt.Errorf("%s is not a JSON object of predictions (%v); move it away or pass a new -o", p, err)
+	}
+	return nil
+}
+
+func (d *Dir) loadLedger() error {
+	p := filepath.Join(d.path, LedgerFile)
+	data, err := os.ReadFile(p)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("read %s: %w", p, err)
+	}
+	sc := bufio.NewScanner(bytes.NewReader(data))
+	sc.Buffer(make([]byte, 0, 64*1024), 16<<20)
+	line := 0
+	for sc.Scan() {
+		line++
+		b := bytes.TrimSpace(sc.Bytes())
+		if len(b) == 0 {
+			continue
+		}
+		var r Record
+		if err := json.Unmarshal(b, &r); err != nil || r.InstanceID == "" {
+			// Only the last line can be torn by a crash; anything else is corruption.
+			if !bytes.HasSuffix(data, []byte("\n")) && line == bytes.Count(data, []byte("\n"))+1 {
+				d.TornLedger = true
+				return d.truncateTorn(p, data)
+			}
+			return fmt.Errorf("%s line %d is not a status record (%v); fix or remove that line", p, line, err)
+		}
+		d.history[r.InstanceID] = append(d.history[r.InstanceID], r)
+	}
+	if err := sc.Err(); err != nil {
+		return fmt.Errorf("read %s: %w", p, err)
+	}
+	if len(data) > 0 && !bytes.HasSuffix(data, []byte("\n")) {
+		// A complete last record without its newline: add it so the next append starts a line.
+		return d.truncateTorn(p, append(data, '\n'))
+	}
+	return nil
+}
+
+// truncateTorn rewrites the ledger without its torn last line.
+func (d *Dir) truncateTorn(p string, data []byte) error {
+	if i := bytes.LastIndexByte(data[:len(data)-1], '\n'); data[len(data)-1] != '\n' {
+		data = data[:i+1]
+	}
+	return WriteFileAtomic(p, data, 0o644)
+}
+
+// History returns every recorded attempt per instance, oldest first.
+func (d *Dir) History() map[string][]Record {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	out := make(map[string][]Record, len(d.history))
+	for k, v := range d.history {
+		out[k] = append([]Record(nil), v...)
+	}
+	return out
+}
+
+// Predictions returns a copy of the predictions.
+func (d *Dir) Predictions() map[string]Prediction {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	out := make(map[string]Prediction, len(d.preds))
+	for k, v := range d.preds {
+		out[k] = v
+	}
+	return out
+}
+
+// Record appends rec to the ledger (fsynced), sets the instance's prediction when pred is not
+// nil, and rewrites preds.json and the exit-status summary atomically.
+func (d *Dir) Record(rec Record, pred *Prediction) error {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	line, err := json.Marshal(rec)
+	if err != nil {
+		return err
+	}
+	if _, err := d.ledger.Write(append(line, '\n')); err != nil {
+		return fmt.Errorf("append to %s: %w", LedgerFile, err)
+	}
+	if err := d.ledger.Sync(); err != nil {
+		return fmt.Errorf("sync %s: %w", LedgerFile, err)
+	}
+	d.history[rec.InstanceID] = append(d.history[rec.InstanceID], rec)
+	if pred != nil {
+		d.preds[rec.InstanceID] = *pred
+		if err := d.writePreds(); err != nil {
+			return err
+		}
+	}
+	return d.writeExitStatuses()
+}
+
+func (d *Dir) writePreds() error {
+	data, err := marshalIndent(d.preds)
+	if err != nil {
+		return err
+	}
+	return WriteFileAtomic(filepath.Join(d.path, PredsFile), data, 0o644)
+}
+
+// ExitStatuses groups instance ids by the exit status of their last attempt, ids sorted.
+func (d *Dir) ExitStatuses() map[string][]string {
+	by := map[string][]string{}
+	for id, h := range d.history {
+		st := h[len(h)-1].ExitStatus
+		by[st] = append(by[st], id)
+	}
+	for _, ids := range by {
+		sort.Strings(ids)
+	}
+	return by
+}
+
+func (d *Dir) writeExitStatuses() error {
+	var buf bytes.Buffer
+	enc := yaml.NewEncoder(&buf)
+	enc.SetIndent(4)
+	if err := enc.Encode(map[string]any{"instances_by_exit_status": d.ExitStatuses()}); err != nil {
+		return err
+	}
+	return WriteFileAtomic(d.exitFile, buf.Bytes(), 0o644)
+}
+
+// TrajectoryPath is where the trajectory of id lives.
+func (d *Dir) TrajectoryPath(id string) string {
+	return filepath.Join(d.path, id, id+".traj.json")
+}
+
+// WriteTrajectory writes the trajectory of t.InstanceID atomically.
+func (d *Dir) WriteTrajectory(t *Trajectory) error {
+	p := d.TrajectoryPath(t.InstanceID)
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		return fmt.Errorf("trajectory dir: %w", err)
+	}
+	data, err := marshalIndent(t)
+	if err != nil {
+		return fmt.Errorf("encode trajectory of %s: %w", t.InstanceID, err)
+	}
+	return WriteFileAtomic(p, data, 0o644)
+}
+
+// WriteJSON writes v as indented JSON to name inside the directory, atomically.
+func (d *Dir) WriteJSON(name string, v any) error {
+	data, err := marshalIndent(v)
+	if err != nil {
+		return err
+	}
+	return WriteFileAtomic(filepath.Join(d.path, name), data, 0o644)
+}
+
+// marshalIndent encodes v as indented JSON with a final newline, without escaping <, > and &
+// (patches are full of them, and Python's json.dumps leaves them alone).
+func marshalIndent(v any) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}

@@ -1,0 +1,58 @@
+package results
+
+// TrajectoryFormat is the layout version mini-swe-agent's tools read.
+const TrajectoryFormat = "mini-swe-agent-1.1"
+
+// Trajectory is <out>/<id>/<id>.traj.json in mini-swe-agent-1.1 layout. Fields the peer defines
+// keep their meaning; our additions live under info.swebench_run.
+type Trajectory struct {
+	Info             TrajectoryInfo   `json:"info"`
+	Messages         []map[string]any `json:"messages"`
+	TrajectoryFormat string           `json:"trajectory_format"`
+	InstanceID       string           `json:"instance_id"`
+}
+
+// TrajectoryInfo is the trajectory's info block.
+type TrajectoryInfo struct {
+	ModelStats   ModelStats `json:"model_stats"`
+	Config       any        `json:"config"`
+	ExitStatus   string     `json:"exit_status"`
+	Submission   string     `json:"submission"`
+	ExceptionStr string     `json:"exception_str,omitempty"`
+	Traceback    string     `json:"traceback,omitempty"`
+	SwebenchRun  *RunInfo   `json:"swebench_run,omitempty"`
+}
+
+// ModelStats are the instance's model totals.
+type ModelStats struct {
+	InstanceCost float64 `json:"instance_cost"`
+	APICalls     int     `json:"api_calls"`
+}
+
+// RunInfo is what swebench-run adds to a trajectory.
+type RunInfo struct {
+	Version     string         `json:"version"`
+	RunID       string         `json:"run_id"`
+	Attempt     int            `json:"attempt"`
+	Image       string         `json:"image,omitempty"`
+	ImageID     string         `json:"image_id,omitempty"`
+	ContainerID string         `json:"container_id,omitempty"`
+	Host        string         `json:"host,omitempty"`
+	Tokens      Tokens         `json:"tokens"`
+	StepTimings []StepTiming   `json:"step_timings,omitempty"`
+	Extra       map[string]any `json:"extra,omitempty"`
+}
+
+// Tokens counts model tokens.
+type Tokens struct {
+	Input      int `json:"input"`
+	Output     int `json:"output"`
+	CacheRead  int `json:"cache_read,omitempty"`
+	CacheWrite int `json:"cache_write,omitempty"`
+}
+
+// StepTiming is the time one step spent in the model and in the environment, in seconds.
+type StepTiming struct {
+	Model float64 `json:"model"`
+	Env   float64 `json:"env"`
+}

@@ -1,0 +1,60 @@
+package runner
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"time"
+
+	"github.com/swebench-run/swebench-run/agent"
+	"github.com/swebench-run/swebench-run/configs"
+	"github.com/swebench-run/swebench-run/dockerenv"
+)
+
+// containerEnv executes the agent's commands in one instance's container.
+type containerEnv struct {
+	c    *dockerenv.Container
+	opts dockerenv.ExecOptions
+}
+
+var _ agent.Env = (*containerEnv)(nil)
+
+func newContainerEnv(c *dockerenv.Container, cfg configs.Environment) *containerEnv {
+	env := map[string]string{}
+	for _, k := range cfg.ForwardEnv {
+		if v, ok := os.LookupEnv(k); ok {
+			env[k] = v
+		}
+	}
+	for k, v := range cfg.Env {
+		env[k] = v // env wins over forward_env, as in mini-swe-agent
+	}
+	return &containerEnv{c: c, opts: dockerenv.ExecOptions{
+		Timeout:     time.Duration(cfg.Timeout * float64(time.Second)),
+		Cwd:         cfg.Cwd,
+		Env:         env,
+		Interpreter: cfg.Interpreter,
+	}}
+}
+
+// Execute runs one command. A timeout is an observation (return code -1, as mini-swe-agent
+// reports it, with the partial output and an explanation), not an error.
+func (e *containerEnv) Execute(ctx context.Context, command string) (agent.Output, error) {
+	res, err := e.c.Exec(ctx, command, e.opts)
+	if err != nil {
+		return agent.Output{}, err
+	}
+	out := agent.Output{Output: res.Output, ReturnCode: res.ExitCode, Duration: res.Duration}
+	if res.TimedOut {
+		out.ReturnCode = -1
+		out.ExceptionInfo = fmt.Sprintf("The command timed out after %s and was killed; the output it printed before that is shown.", e.opts.Timeout)
+		out.Extra = map[string]any{"timed_out": true}
+	}
+	if res.TruncatedBytes > 0 {
+		if out.Extra == nil {
+			out.Extra = map[string]any{}
+		}
+		out.Extra["output_bytes_elided"] = res.TruncatedBytes
+	}
+	return out, nil
+}

@@ -1,0 +1,393 @@
+// Package runner runs a batch: a worker pool takes instances, gives each its own container and
+// agent loop, and records every outcome in the output directory.
+package runner
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
+	"time"
+
+	"golang.org/x/sync/errgroup"
+
+	"github.com/swebench-run/swebench-run/agent"
+	"github.com/swebench-run/swebench-run/configs"
+	"github.com/swebench-run/swebench-run/dataset"
+	"github.com/swebench-run/swebench-run/dockerenv"
+	"github.com/swebench-run/swebench-run/model"
+	"github.com/swebench-run/swebench-run/results"
+)
+
+// Models gives each instance its model. One Models serves the whole run and all workers.
+type Models interface {
+	ForInstance(instanceID string) (agent.Model, error)
+}
+
+// Options configure a batch.
+type Options struct {
+	RunID         string
+	Version       string
+	Workers       int
+	Config        *configs.Config
+	Models        Models
+	ModelName     string
+	Engine        *dockerenv.Engine
+	Out           *results.Dir
+	ImageTemplate string
+	Pull          dockerenv.PullPolicy
+	Limits        dockerenv.Limits
+	// RedoExisting reruns instances that already finished.
+	RedoExisting bool
+	// MaxAttempts bounds how often an instance that failed for infrastructure reasons is tried
+	// over all resumes (default 3).
+	MaxAttempts int
+	// Budget is the run-wide cost limit: no instance starts once it is exhausted.
+	Budget      interface{ Exhausted() bool }
+	Progress    Progress
+	Logger      *slog.Logger
+	// Stop, when closed, stops scheduling; running instances end at their next step
+	// (graceful shutdown). Cancelling ctx stops them at once.
+	Stop <-chan struct{}
+}
+
+// Summary is the outcome of a batch.
+type Summary struct {
+	Selected    int            `json:"selected"`
+	Skipped     int            `json:"skipped"` // finished in an earlier run
+	Ran         int            `json:"ran"`
+	ByStatus    map[string]int `json:"by_status"`
+	Cost        float64        `json:"cost"`
+	Interrupted bool           `json:"interrupted"`
+	Failed      int            `json:"failed"` // instances that ended with an infrastructure failure
+	// BudgetExhausted: the run-wide cost limit stopped the run before every instance started.
+	BudgetExhausted bool `json:"budget_exhausted"`
+}
+
+// Exit statuses of failures outside the agent loop.
+const (
+	StatusImageUnavailable = "ImageUnavailable"
+	StatusContainerError   = "ContainerStartError"
+	StatusModelSetupError  = "ModelSetupError"
+	StatusEnvStartupFailed = "EnvStartupFailed"
+)
+
+// infrastructureStatuses are outcomes that say nothing about the model: they are retried on
+// resume (up to MaxAttempts).
+var infrastructureStatuses = map[string]bool{
+	StatusImageUnavailable:   true,
+	StatusContainerError:     true,
+	StatusEnvStartupFailed:   true,
+	"ContainerDied":          true,
+	agent.StatusInterrupted:  true,
+	"APIError":               true,
+	"DockerError":            true,
+	"RateLimitRetriesFailed": true,
+}
+
+// Category classifies an exit status as a model outcome or an infrastructure failure.
+func Category(status string) string {
+	if infrastructureStatuses[status] {
+		return results.CategoryInfrastructure
+	}
+	return results.CategoryModel
+}
+
+// Pending splits insts into those to run and the number skipped because they already finished.
+func Pending(insts []dataset.Instance, history map[string][]results.Record, redo bool, maxAttempts int) ([]dataset.Instance, int) {
+	if redo {
+		return insts, 0
+	}
+	if maxAttempts <= 0 {
+		maxAttempts = 3
+	}
+	var todo []dataset.Instance
+	skipped := 0
+	for _, inst := range insts {
+		h := history[inst.InstanceID]
+		if len(h) > 0 {
+			last := h[len(h)-1]
+			if last.Category != results.CategoryInfrastructure || len(h) >= maxAttempts {
+				skipped++
+				continue
+			}
+		}
+		todo = append(todo, inst)
+	}
+	return todo, skipped
+}
+
+// ErrInterrupted is returned when the batch stopped early because of Stop or ctx.
+var ErrInterrupted = errors.New("run interrupted")
+
+// Run runs the pending instances of insts. Instance failures are data (statuses in the ledger);
+// the error is for failures of the run itself (output not writable, fatal model error) or
+// ErrInterrupted.
+func Run(ctx context.Context, insts []dataset.Instance, opts Options) (Summary, error) {
+	if opts.Workers <= 0 {
+		opts.Workers = 1
+	}
+	if opts.Logger == nil {
+		opts.Logger = slog.New(slog.DiscardHandler)
+	}
+	if opts.Progress == nil {
+		opts.Progress = Quiet{}
+	}
+	history := opts.Out.History()
+	todo, skipped := Pending(insts, history, opts.RedoExisting, opts.MaxAttempts)
+	sum := Summary{Selected: len(insts), Skipped: skipped, ByStatus: map[string]int{}}
+	opts.Progress.Start(len(todo), skipped)
+	defer opts.Progress.Finish()
+
+	renderer := agent.NewRenderer()
+	var mu sync.Mutex
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(opts.Workers)
+	interrupted := false
+loop:
+	for _, inst := range todo {
+		select {
+		case <-opts.Stop:
+			interrupted = true
+			break loop
+		case <-gctx.Done():
+			interrupted = ctx.Err() != nil
+			break loop
+		default:
+		}
+		if opts.Budget != nil && opts.Budget.Exhausted() {
+			sum.BudgetExhausted = true
+			break loop
+		}
+		inst := inst
+		queued := time.Now()
+		opts.Progress.Event(Event{Instance: inst.InstanceID, Phase: PhaseQueued})
+		if !tryGo(g, gctx, opts.Stop, func() error {
+			rec, err := runInstance(gctx, inst, len(history[inst.InstanceID])+1, queued, renderer, opts)
+			if err != nil {
+				return err
+			}
+			mu.Lock()
+			sum.Ran++
+			sum.ByStatus[rec.ExitStatus]++
+			sum.Cost += rec.Cost
+			if rec.Category == results.CategoryInfrastructure {
+				sum.Failed++
+			}
+			mu.Unlock()
+			opts.Progress.Event(Event{Instance: inst.InstanceID, Phase: PhaseDone, ExitStatus: rec.ExitStatus, Cost: rec.Cost})
+			return nil
+		}) {
+			interrupted = true
+			break
+		}
+	}
+	err := g.Wait()
+	if ctx.Err() != nil {
+		interrupted = true
+	}
+	select {
+	case <-opts.Stop:
+		interrupted = true
+	default:
+	}
+	sum.Interrupted = interrupted
+	if err != nil {
+		return sum, err
+	}
+	if interrupted {
+		return sum, ErrInterrupted
+	}
+	return sum, nil
+}
+
+// tryGo waits for a free worker and starts f on it, unless the run is stopped meanwhile.
+func tryGo(g *errgroup.Group, ctx context.Context, stop <-chan struct{}, f func() error) bool {
+	for {
+		if g.TryGo(f) {
+			return true
+		}
+		select {
+		case <-ctx.Done():
+			return false
+		case <-stop:
+			return false
+		case <-time.After(5 * time.Millisecond):
+		}
+	}
+}
+
+// runInstance runs one attempt of one instance and records it. The returned error is fatal for
+// the run (the output directory cannot be written).
+func runInstance(ctx context.Context, inst dataset.Instance, attempt int, queued time.Time, renderer *agent.Renderer, opts Options) (results.Record, error) {
+	id := inst.InstanceID
+	log := opts.Logger.With("instance", id, "attempt", attempt)
+	rec := results.Record{InstanceID: id, Attempt: attempt, ModelName: opts.ModelName, Queued: unix(queued), Host: opts.Engine.Host()}
+	info := &results.RunInfo{Version: opts.Version, RunID: opts.RunID, Attempt: attempt, Host: rec.Host}
+	traj := &results.Trajectory{InstanceID: id, TrajectoryFormat: results.TrajectoryFormat,
+		Info: results.TrajectoryInfo{Config: opts.Config.Dump(), SwebenchRun: info}}
+
+	// finish records the attempt; a trajectory is written even when no container ever started.
+	finish := func(status string, cause error, res *agent.Result) (results.Record, error) {
+		rec.ExitStatus = status
+		rec.Category = Category(status)
+		rec.End = unix(time.Now())
+		if res != nil {
+			rec.Cost = res.Stats.Cost
+			rec.APICalls = res.Stats.APICalls
+			rec.Steps = len(res.Stats.Steps)
+			rec.Tokens = tokens(res.Stats.Usage)
+			rec.PatchBytes = len(res.Submission)
+			fillTrajectory(traj, *res)
+		} else {
+			traj.Messages = []map[string]any{{"role": "exit", "content": cause.Error(),
+				"extra": map[string]any{"exit_status": status, "submission": "", "exception_str": cause.Error()}}}
+			traj.Info.ExitStatus = status
+			traj.Info.ExceptionStr = cause.Error()
+		}
+		if cause != nil {
+			rec.Error = cause.Error()
+			log.Warn("instance ended with an error", "status", status, "err", cause)
+		} else {
+			log.Info("instance finished", "status", status, "cost", rec.Cost, "steps", rec.Steps)
+		}
+		if err := opts.Out.WriteTrajectory(traj); err != nil {
+			return rec, err
+		}
+		var pred *results.Prediction
+		if rec.Category == results.CategoryModel {
+			patch := ""
+			if res != nil {
+				patch = res.Submission
+			}
+			pred = &results.Prediction{ModelNameOrPath: opts.ModelName, InstanceID: id, ModelPatch: patch}
+		}
+		return rec, opts.Out.Record(rec, pred)
+	}
+
+	image, err := inst.ImageName(opts.ImageTemplate)
+	if err != nil {
+		return finish(StatusImageUnavailable, err, nil)
+	}
+	rec.Image, info.Image = image, image
+	opts.Progress.Event(Event{Instance: id, Phase: PhasePulling})
+	imageID, err := opts.Engine.EnsureImage(ctx, image, opts.Pull)
+	if err != nil {
+		return finish(StatusImageUnavailable, err, nil)
+	}
+	rec.ImageID, info.ImageID = imageID, imageID
+	rec.ImageReady = unix(time.Now())
+
+	opts.Progress.Event(Event{Instance: id, Phase: PhaseStarting})
+	env := opts.Config.Environment
+	c, err := opts.Engine.StartContainer(ctx, dockerenv.ContainerSpec{
+		Image: image, RunID: opts.RunID, InstanceID: id, Role: "agent", Cwd: env.Cwd, Limits: opts.Limits,
+	})
+	if err != nil {
+		return finish(StatusContainerError, err, nil)
+	}
+	defer func() {
+		if err := c.Remove(ctx); err != nil {
+			log.Warn("container removal failed; `swebench-run cleanup` removes it", "err", err)
+		}
+	}()
+	info.ContainerID = c.ID
+	cenv := newContainerEnv(c, env)
+
+	vars := templateVars(inst, opts.Config)
+	if cmd := opts.Config.Run.EnvStartupCommand; cmd != "" {
+		rendered, err := renderer.Render("run.env_startup_command", cmd, vars)
+		if err != nil {
+			return finish(StatusEnvStartupFailed, err, nil)
+		}
+		out, err := cenv.Execute(ctx, rendered)
+		if err == nil && out.ReturnCode != 0 {
+			err = fmt.Errorf("env_startup_command exited with %d: %s", out.ReturnCode, out.Output)
+		}
+		if err != nil {
+			return finish(StatusEnvStartupFailed, err, nil)
+		}
+	}
+
+	llm, err := opts.Models.ForInstance(id)
+	if err != nil {
+		return finish(StatusModelSetupError, err, nil)
+	}
+	ag := agent.New(opts.Config.Agent, llm, cenv, renderer)
+	ag.Vars = vars
+	ag.Stop = opts.Stop
+	firstStep := true
+	ag.OnStep = func(msgs []agent.Message, stats agent.Stats) error {
+		if firstStep {
+			rec.FirstStep = unix(time.Now())
+			firstStep = false
+		}
+		opts.Progress.Event(Event{Instance: id, Phase: PhaseStep, Step: stats.APICalls, Cost: stats.Cost})
+		fillTrajectory(traj, agent.Result{Messages: msgs, Stats: stats})
+		if err := opts.Out.WriteTrajectory(traj); err != nil {
+			return fmt.Errorf("%w: %w", errOutput, err)
+		}
+		return nil
+	}
+	opts.Progress.Event(Event{Instance: id, Phase: PhaseStep})
+	res, runErr := ag.Run(ctx, inst.ProblemStatement)
+	if runErr != nil && isOutputError(runErr) {
+		return rec, runErr
+	}
+	rec, err = finish(res.ExitStatus, runErr, &res)
+	if err == nil && runErr != nil && errors.Is(runErr, model.ErrFatal) && !errors.Is(runErr, model.ErrBudgetExhausted) {
+		// Every other instance would fail the same way (e.g. a bad API key): stop the run.
+		return rec, fmt.Errorf("stopping the run: %w", runErr)
+	}
+	return rec, err
+}
+
+// isOutputError reports whether err came from writing the output directory.
+func isOutputError(err error) bool { return errors.Is(err, errOutput) }
+
+var errOutput = errors.New("output directory not writable")
+
+func fillTrajectory(t *results.Trajectory, res agent.Result) {
+	t.Messages = make([]map[string]any, len(res.Messages))
+	for i, m := range res.Messages {
+		t.Messages[i] = m
+	}
+	t.Info.ModelStats = results.ModelStats{InstanceCost: res.Stats.Cost, APICalls: res.Stats.APICalls}
+	if n := len(res.Messages); n > 0 {
+		extra := res.Messages[n-1].Extra()
+		t.Info.ExitStatus, _ = extra["exit_status"].(string)
+		t.Info.Submission, _ = extra["submission"].(string)
+		t.Info.ExceptionStr, _ = extra["exception_str"].(string)
+		t.Info.Traceback, _ = extra["traceback"].(string)
+	}
+	ri := t.Info.SwebenchRun
+	ri.Tokens = tokens(res.Stats.Usage)
+	ri.StepTimings = ri.StepTimings[:0]
+	for _, s := range res.Stats.Steps {
+		ri.StepTimings = append(ri.StepTimings, results.StepTiming{Model: s.Model.Seconds(), Env: s.Env.Seconds()})
+	}
+}
+
+func templateVars(inst dataset.Instance, cfg *configs.Config) map[string]any {
+	vars := map[string]any{}
+	for k, v := range inst.TemplateVars() {
+		vars[k] = v
+	}
+	// Environment settings are template variables in mini-swe-agent (e.g. {{ timeout }}).
+	vars["cwd"] = cfg.Environment.Cwd
+	if t := cfg.Environment.Timeout; t == float64(int(t)) {
+		vars["timeout"] = int(t)
+	} else {
+		vars["timeout"] = t
+	}
+	vars["env"] = cfg.Environment.Env
+	vars["model_name"] = cfg.Model.ModelName
+	return vars
+}
+
+func tokens(u agent.Usage) results.Tokens {
+	return results.Tokens{Input: u.InputTokens, Output: u.OutputTokens, CacheRead: u.CacheReadTokens, CacheWrite: u.CacheWriteTokens}
+}
+
+func unix(t time.Time) float64 { return float64(t.UnixNano()) / 1e9 }
