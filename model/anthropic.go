@@ -1,0 +1,177 @@
+package model
+
+import (
+	"encoding/json"
+	"fmt"
+	"regexp"
+
+	"github.com/swebench-run/swebench-run/agent"
+)
+
+// anthropicWire speaks the Anthropic Messages API (POST /v1/messages), natively.
+//
+// Messages in the trajectory: the assistant messages are Anthropic's own,
+// {"role":"assistant","content":[thinking…, text…, tool_use…]}, stored exactly as returned so
+// thinking blocks and their signatures go back unchanged; the messages the agent writes keep the
+// agent's shape (system, user with string content, {"role":"tool","tool_call_id",…}). Each
+// request converts the latter: system messages become the system parameter, tool messages become
+// tool_result blocks, and consecutive user/tool messages merge into one user turn.
+// OpenAI-shaped assistant messages (tool_calls, e.g. from a replayed or scripted trajectory) are
+// converted to text and tool_use blocks. Like the OpenAI client, it is plain net/http rather than
+// the SDK, so that stored content blocks are sent back verbatim.
+type anthropicWire struct {
+	model  string
+	kwargs map[string]any
+	cache  bool
+	textRe *regexp.Regexp // nil: tool use
+}
+
+const defaultAnthropicMaxTokens = 8192
+
+func (w *anthropicWire) request(msgs []agent.Message) ([]byte, error) {
+	var system []any
+	var turns []map[string]any
+	appendBlocks := func(role string, blocks []any) {
+		if n := len(turns); n > 0 && turns[n-1]["role"] == role && role == "user" {
+			turns[n-1]["content"] = append(turns[n-1]["content"].([]any), blocks...)
+			return
+		}
+		turns = append(turns, map[string]any{"role": role, "content": blocks})
+	}
+	for i, m := range msgs {
+		switch m.Role() {
+		case "system":
+			system = append(system, textBlocks(m["content"])...)
+		case "user":
+			appendBlocks("user", textBlocks(m["content"]))
+		case "tool":
+			appendBlocks("user", []any{map[string]any{
+				"type": "tool_result", "tool_use_id": m["tool_call_id"], "content": deepCopy(m["content"]),
+			}})
+		case "assistant":
+			blocks, err := anthropicAssistantBlocks(m)
+			if err != nil {
+				return nil, fmt.Errorf("message %d: %w", i, err)
+			}
+			appendBlocks("assistant", blocks)
+		default:
+			return nil, fmt.Errorf("message %d: role %q cannot be sent to the Anthropic API", i, m.Role())
+		}
+	}
+	if w.cache && len(turns) > 0 {
+		blocks := turns[len(turns)-1]["content"].([]any)
+		if len(blocks) > 0 {
+			if b, ok := blocks[len(blocks)-1].(map[string]any); ok {
+				b["cache_control"] = ephemeral
+			}
+		}
+	}
+	body := map[string]any{"model": w.model, "messages": turns, "max_tokens": defaultAnthropicMaxTokens}
+	if len(system) > 0 {
+		body["system"] = system
+	}
+	if w.textRe == nil {
+		body["tools"] = []any{map[string]any{
+			"name": "bash", "description": bashToolDescription, "input_schema": bashToolSchema(),
+		}}
+	}
+	for k, v := range w.kwargs {
+		switch k {
+		case "max_completion_tokens":
+			body["max_tokens"] = v
+		case "reasoning_effort":
+			if _, set := w.kwargs["thinking"]; !set {
+				budget := map[any]int{"low": 1024, "medium": 2048, "high": 4096}[v]
+				if budget > 0 {
+					body["thinking"] = map[string]any{"type": "enabled", "budget_tokens": budget}
+				}
+			}
+		default:
+			body[k] = v
+		}
+	}
+	// Extended thinking needs max_tokens above its budget.
+	if th, ok := body["thinking"].(map[string]any); ok {
+		_, explicit := w.kwargs["max_tokens"]
+		_, explicit2 := w.kwargs["max_completion_tokens"]
+		if b := intOf(th["budget_tokens"]); b > 0 && !explicit && !explicit2 {
+			body["max_tokens"] = b + defaultAnthropicMaxTokens
+		}
+	}
+	b, err := json.Marshal(body)
+	if err != nil {
+		return nil, fmt.Errorf("encode request: %w", err)
+	}
+	return b, nil
+}
+
+// textBlocks turns message content (a string or a list of parts) into content blocks.
+func textBlocks(content any) []any {
+	switch c := content.(type) {
+	case string:
+		return []any{map[string]any{"type": "text", "text": c}}
+	case []any:
+		return deepCopy(c).([]any)
+	case nil:
+		return nil
+	}
+	return []any{map[string]any{"type": "text", "text": fmt.Sprint(content)}}
+}
+
+// anthropicAssistantBlocks returns an assistant message's content blocks, thinking first.
+func anthropicAssistantBlocks(m agent.Message) ([]any, error) {
+	if blocks, ok := m["content"].([]any); ok && m["tool_calls"] == nil {
+		out := map[string]any{"role": "assistant", "content": deepCopy(blocks)}
+		reorderThinking(out)
+		return out["content"].([]any), nil
+	}
+	var blocks []any
+	if s := m.Content(); s != "" {
+		blocks = append(blocks, map[string]any{"type": "text", "text": s})
+	}
+	for _, tc := range openAIToolCalls(m) {
+		input := map[string]any{}
+		if tc.args != "" {
+			if err := json.Unmarshal([]byte(tc.args), &input); err != nil {
+				return nil, fmt.Errorf("tool call %s: arguments are not a JSON object: %w", tc.id, err)
+			}
+		}
+		blocks = append(blocks, map[string]any{"type": "tool_use", "id": tc.id, "name": tc.name, "input": input})
+	}
+	return blocks, nil
+}
+
+func (w *anthropicWire) validate(resp map[string]any) *APIError {
+	if _, ok := resp["content"].([]any); !ok {
+		return invalidResponse("", "response has no content list")
+	}
+	return nil
+}
+
+func (w *anthropicWire) usage(resp map[string]any) (agent.Usage, float64, bool) {
+	return anthropicUsage(resp), 0, false
+}
+
+// finishReasons maps Anthropic stop reasons to the OpenAI finish reasons that format-error
+// templates test (as litellm does).
+var finishReasons = map[string]string{
+	"end_turn": "stop", "stop_sequence": "stop", "max_tokens": "length", "tool_use": "tool_calls",
+}
+
+func (w *anthropicWire) reply(resp map[string]any) (agent.Message, []agent.Action, *agent.FormatError, error) {
+	content := deepCopy(resp["content"]).([]any)
+	msg := agent.Message{"role": "assistant", "content": content}
+	stop := str(resp["stop_reason"])
+	finish := finishReasons[stop]
+	if finish == "" {
+		finish = stop
+	}
+	var actions []agent.Action
+	var ferr *agent.FormatError
+	if w.textRe != nil {
+		actions, ferr = parseRegexActions(w.textRe, anthropicText(content), finish)
+	} else {
+		actions, ferr = parseToolCalls(anthropicToolCalls(content), finish)
+	}
+	return msg, actions, ferr, nil
+}

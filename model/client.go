@@ -1,0 +1,188 @@
+package model
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"math/rand/v2"
+	"net/http"
+	"net/http/httptrace"
+	"sync/atomic"
+	"time"
+)
+
+// maxResponseBytes bounds a response body read into memory.
+const maxResponseBytes = 64 << 20
+
+// client posts JSON to one provider endpoint with retries, timeouts, the shared limiter and
+// the budget. It is shared by all workers.
+type client struct {
+	provider string
+	url      string
+	http     *http.Client
+	setAuth  func(http.Header)
+	keyEnv   string
+	redact   redactor
+	lim      *limiter
+	budget   *Budget
+	logger   *slog.Logger
+	clock    Clock
+
+	requestTimeout time.Duration
+	stallTimeout   time.Duration
+	maxRetries     int
+	backoffBase    time.Duration
+	backoffMax     time.Duration
+	maxRetryAfter  time.Duration
+}
+
+// post sends body and returns the decoded JSON response. Transient failures are retried with
+// backoff; a 429 also pauses every worker. check validates a decoded response and returns the
+// tokens it used.
+func (c *client) post(ctx context.Context, body []byte, check func(map[string]any) (int, *APIError)) (map[string]any, error) {
+	est := len(body) / 4
+	for attempt := 0; ; attempt++ {
+		if err := c.budget.check(); err != nil {
+			return nil, err
+		}
+		t, err := c.lim.acquire(ctx, est)
+		if err != nil {
+			return nil, err
+		}
+		resp, apiErr := c.once(ctx, body)
+		used := 0
+		if apiErr == nil {
+			used, apiErr = check(resp)
+		}
+		c.lim.release(t, apiErr == nil, apiErr != nil && apiErr.Status == StatusRateLimit, used)
+		if apiErr == nil {
+			return resp, nil
+		}
+		apiErr.Attempts = attempt + 1
+		if ctx.Err() != nil {
+			return nil, ctx.Err() // cancelled by the caller: not a model failure
+		}
+		if !apiErr.retryable {
+			return nil, apiErr
+		}
+		if attempt >= c.maxRetries {
+			apiErr.exhausted = true
+			return nil, apiErr
+		}
+		delay := c.delay(attempt, apiErr.retryAfter)
+		if apiErr.Status == StatusRateLimit {
+			c.lim.pause(delay)
+		}
+		c.logger.Warn("model call failed, retrying", "provider", c.provider, "attempt", attempt+1,
+			"status", apiErr.Status, "http_status", apiErr.HTTPStatus, "delay", delay, "error", apiErr.Error())
+		if err := c.clock.Sleep(ctx, delay, nil); err != nil {
+			return nil, err
+		}
+	}
+}
+
+// delay is the wait before retry number attempt+1: the server's Retry-After when it sent one,
+// else exponential backoff with jitter.
+func (c *client) delay(attempt int, retryAfter time.Duration) time.Duration {
+	if retryAfter > 0 {
+		return min(retryAfter, c.maxRetryAfter)
+	}
+	d := c.backoffBase
+	for i := 0; i < attempt && d < c.backoffMax; i++ {
+		d *= 2
+	}
+	d = min(d, c.backoffMax)
+	return d/2 + rand.N(d/2+1)
+}
+
+// once makes one HTTP call. Every error is an *APIError.
+func (c *client) once(ctx context.Context, body []byte) (map[string]any, *APIError) {
+	reqCtx, cancel := context.WithTimeout(ctx, c.requestTimeout)
+	defer cancel()
+	var stalled atomic.Bool
+	watchdog := time.AfterFunc(c.stallTimeout, func() { stalled.Store(true); cancel() })
+	defer watchdog.Stop()
+	alive := func() { watchdog.Reset(c.stallTimeout) }
+	trace := &httptrace.ClientTrace{
+		WroteRequest:         func(httptrace.WroteRequestInfo) { alive() },
+		GotFirstResponseByte: alive,
+	}
+	req, err := http.NewRequestWithContext(httptrace.WithClientTrace(reqCtx, trace), http.MethodPost, c.url, bytes.NewReader(body))
+	if err != nil {
+		return nil, &APIError{Provider: c.provider, Status: StatusConnection, Message: c.redact.string(err.Error()), Hint: "check base_url"}
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json")
+	c.setAuth(req.Header)
+
+	resp, err := c.http.Do(req)
+	if err != nil {
+		return nil, c.transportError(ctx, reqCtx, &stalled, err)
+	}
+	defer resp.Body.Close()
+	data, err := io.ReadAll(io.LimitReader(&progressReader{r: resp.Body, alive: alive}, maxResponseBytes))
+	if err != nil {
+		return nil, c.transportError(ctx, reqCtx, &stalled, err)
+	}
+	if resp.StatusCode < 200 || resp.StatusCode > 299 {
+		e := classifyHTTP(c.provider, resp.StatusCode, data, resp.Header, c.keyEnv)
+		e.Message = c.redact.string(e.Message)
+		return nil, e
+	}
+	var out map[string]any
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	if err := dec.Decode(&out); err != nil || out == nil {
+		return nil, invalidResponse(c.provider, "response is not a JSON object: %s", c.redact.string(string(truncate(data, 200))))
+	}
+	// Some proxies (OpenRouter) report upstream failures in a 200 body.
+	if _, hasErr := out["error"]; hasErr {
+		if pe, ok := errorFromMap(out); ok {
+			code := pe.Num
+			if code < 400 {
+				code = http.StatusBadGateway
+			}
+			raw, _ := json.Marshal(out)
+			e := classifyHTTP(c.provider, code, raw, resp.Header, c.keyEnv)
+			e.Message = c.redact.string(e.Message)
+			return nil, e
+		}
+	}
+	return c.redact.value(out).(map[string]any), nil
+}
+
+func (c *client) transportError(ctx, reqCtx context.Context, stalled *atomic.Bool, err error) *APIError {
+	e := &APIError{Provider: c.provider, retryable: true, cause: err}
+	switch {
+	case ctx.Err() != nil:
+		e.Status, e.Message, e.cause = StatusConnection, "cancelled", ctx.Err()
+	case stalled.Load():
+		e.Status = StatusTimeout
+		e.Message = fmt.Sprintf("no data received for %s (stall_timeout)", c.stallTimeout)
+	case errors.Is(reqCtx.Err(), context.DeadlineExceeded):
+		e.Status = StatusTimeout
+		e.Message = fmt.Sprintf("no complete response within %s (request_timeout)", c.requestTimeout)
+	default:
+		e.Status = StatusConnection
+		e.Message = c.redact.string(err.Error())
+	}
+	return e
+}
+
+// progressReader reports every read that returned data.
+type progressReader struct {
+	r     io.Reader
+	alive func()
+}
+
+func (p *progressReader) Read(b []byte) (int, error) {
+	n, err := p.r.Read(b)
+	if n > 0 {
+		p.alive()
+	}
+	return n, err
+}

@@ -1,0 +1,197 @@
+package model
+
+import (
+	"fmt"
+	"log/slog"
+	"net/http"
+	"os"
+	"strings"
+	"time"
+)
+
+// Config is the `model:` section of a run config, with mini-swe-agent's keys plus ours.
+type Config struct {
+	// ModelName picks the provider by prefix (see New) unless ModelClass is set.
+	ModelName  string `yaml:"model_name" json:"model_name"`
+	ModelClass string `yaml:"model_class" json:"model_class,omitempty"`
+	// ModelKwargs are sent as top-level request fields (temperature, max_tokens,
+	// reasoning_effort, thinking, …). litellm-only keys (drop_params) are dropped.
+	ModelKwargs map[string]any `yaml:"model_kwargs" json:"model_kwargs,omitempty"`
+	// CostTracking is "default" (a model without a known price is an error before the first
+	// call) or "ignore_errors" (its calls cost 0). Empty: $MSWEA_COST_TRACKING, else "default".
+	CostTracking string `yaml:"cost_tracking" json:"cost_tracking,omitempty"`
+	// SetCacheControl is "default_end" (mark the last message for prompt caching, the default
+	// for Anthropic/Claude models) or "none". Empty: the default for the model.
+	SetCacheControl string `yaml:"set_cache_control" json:"set_cache_control,omitempty"`
+	// ActionRegex switches to text mode (one fenced command per reply) with this regex; its first
+	// group is the command. Text mode with the default regex: a model_class ending in _textbased.
+	ActionRegex string `yaml:"action_regex" json:"action_regex,omitempty"`
+	// Templates read by the agent (mini-swe-agent keeps them in the model section).
+	FormatErrorTemplate string `yaml:"format_error_template" json:"format_error_template,omitempty"`
+	ObservationTemplate string `yaml:"observation_template" json:"observation_template,omitempty"`
+
+	// BaseURL overrides the provider's endpoint (an OpenAI-compatible base ends in /v1).
+	BaseURL string `yaml:"base_url" json:"base_url,omitempty"`
+	// APIKeyEnv names the environment variable holding the API key, instead of the
+	// conventional one (OPENAI_API_KEY, ANTHROPIC_API_KEY, OPENROUTER_API_KEY, …).
+	APIKeyEnv string `yaml:"api_key_env" json:"api_key_env,omitempty"`
+	// APIKey is set by code only; it is never read from or written to a file.
+	APIKey string `yaml:"-" json:"-"`
+
+	// RequestTimeout bounds one HTTP call, in seconds (default 600).
+	RequestTimeout float64 `yaml:"request_timeout" json:"request_timeout,omitempty"`
+	// StallTimeout bounds a silence of the connection, in seconds (default 300): nothing sent
+	// back since the request was written or since the last byte of the response.
+	StallTimeout float64 `yaml:"stall_timeout" json:"stall_timeout,omitempty"`
+	// MaxRetries is the number of retries of a transient failure (default 10; 0: none).
+	MaxRetries *int `yaml:"max_retries" json:"max_retries,omitempty"`
+	// RequestsPerMinute and TokensPerMinute limit all workers together (0: no limit).
+	RequestsPerMinute float64 `yaml:"requests_per_minute" json:"requests_per_minute,omitempty"`
+	TokensPerMinute   float64 `yaml:"tokens_per_minute" json:"tokens_per_minute,omitempty"`
+	// MaxConcurrency caps the calls in flight for all workers together (0: no cap until the
+	// provider answers 429, then adaptive).
+	MaxConcurrency int `yaml:"max_concurrency" json:"max_concurrency,omitempty"`
+	// Prices extends or overrides the shipped price table, keyed by model name.
+	Prices map[string]Price `yaml:"prices" json:"prices,omitempty"`
+}
+
+// Options are the run's dependencies of the model layer.
+type Options struct {
+	HTTPClient *http.Client // default: a client with pooled connections and no global timeout
+	Logger     *slog.Logger // default: discard
+	Budget     *Budget      // run-wide cost limit; nil: none
+	Env        func(string) string
+	Clock      Clock // default: real time
+	// BackoffBase and BackoffMax shape the exponential backoff of retries without a
+	// Retry-After (defaults 4s and 60s, as mini-swe-agent); the delay of attempt n is drawn
+	// from [d/2, d] with d = min(BackoffMax, BackoffBase·2ⁿ).
+	BackoffBase, BackoffMax time.Duration
+	// MaxRetryAfter caps a server's Retry-After (default 10 minutes).
+	MaxRetryAfter time.Duration
+}
+
+func (o *Options) defaults() {
+	if o.HTTPClient == nil {
+		tr := http.DefaultTransport.(*http.Transport).Clone()
+		tr.MaxIdleConnsPerHost = 64
+		o.HTTPClient = &http.Client{Transport: tr}
+	}
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.DiscardHandler)
+	}
+	if o.Env == nil {
+		o.Env = os.Getenv
+	}
+	if o.Clock == nil {
+		o.Clock = realClock{}
+	}
+	if o.BackoffBase <= 0 {
+		o.BackoffBase = 4 * time.Second
+	}
+	if o.BackoffMax <= 0 {
+		o.BackoffMax = 60 * time.Second
+	}
+	if o.MaxRetryAfter <= 0 {
+		o.MaxRetryAfter = 10 * time.Minute
+	}
+}
+
+type apiKind int
+
+const (
+	kindOpenAI apiKind = iota
+	kindAnthropic
+	kindReplay
+)
+
+// endpoint is where and how to call a model, resolved from the config.
+type endpoint struct {
+	kind        apiKind
+	provider    string // for messages: openai, anthropic, openrouter, deepseek, …
+	apiModel    string // the name sent to the API
+	baseURL     string
+	keyEnvs     []string
+	keyRequired bool
+	openRouter  bool
+	textMode    bool
+	replayDir   string
+}
+
+// Providers addressed by a litellm-style prefix of the model name.
+var openAIPrefixes = map[string]struct {
+	baseURL string
+	keyEnvs []string
+}{
+	"openai/":      {"https://api.openai.com/v1", []string{"OPENAI_API_KEY"}},
+	"openrouter/":  {"https://openrouter.ai/api/v1", []string{"OPENROUTER_API_KEY"}},
+	"deepseek/":    {"https://api.deepseek.com", []string{"DEEPSEEK_API_KEY"}},
+	"together_ai/": {"https://api.together.xyz/v1", []string{"TOGETHERAI_API_KEY", "TOGETHER_API_KEY"}},
+	"hosted_vllm/": {"", []string{"HOSTED_VLLM_API_KEY"}},
+}
+
+var knownClasses = []string{"litellm", "litellm_textbased", "openai", "openai_textbased",
+	"openrouter", "openrouter_textbased", "anthropic", "anthropic_textbased", "replay"}
+
+func resolve(cfg Config, env func(string) string) (endpoint, error) {
+	name := cfg.ModelName
+	if name == "" {
+		return endpoint{}, fmt.Errorf("model.model_name is empty: set it in the config or with --model")
+	}
+	class := cfg.ModelClass
+	var ep endpoint
+	ep.textMode = strings.HasSuffix(class, "_textbased") || cfg.ActionRegex != ""
+	base := strings.TrimSuffix(class, "_textbased")
+	switch {
+	case class == "replay" || strings.HasPrefix(name, "replay:"):
+		ep.kind, ep.provider = kindReplay, "replay"
+		ep.replayDir = strings.TrimPrefix(name, "replay:")
+		return ep, nil
+	case base == "anthropic" || base == "" || base == "litellm":
+	case base == "openai":
+		// verbatim model name to an OpenAI-compatible server (a LiteLLM proxy, vLLM, …)
+		ep.kind, ep.provider, ep.apiModel = kindOpenAI, "openai", name
+		ep.baseURL = firstNonEmpty(env("OPENAI_BASE_URL"), "https://api.openai.com/v1")
+		ep.keyEnvs = []string{"OPENAI_API_KEY"}
+		return ep, nil
+	case base == "openrouter":
+		ep.kind, ep.provider, ep.openRouter = kindOpenAI, "openrouter", true
+		ep.apiModel = strings.TrimPrefix(name, "openrouter/")
+		ep.baseURL, ep.keyEnvs, ep.keyRequired = "https://openrouter.ai/api/v1", []string{"OPENROUTER_API_KEY"}, true
+		return ep, nil
+	default:
+		return endpoint{}, fmt.Errorf("model.model_class %q is unknown: use one of %s", class, strings.Join(knownClasses, ", "))
+	}
+	if base == "anthropic" || strings.HasPrefix(name, "anthropic/") || strings.HasPrefix(name, "claude-") {
+		ep.kind, ep.provider = kindAnthropic, "anthropic"
+		ep.apiModel = strings.TrimPrefix(name, "anthropic/")
+		ep.baseURL = firstNonEmpty(env("ANTHROPIC_BASE_URL"), "https://api.anthropic.com")
+		ep.keyEnvs, ep.keyRequired = []string{"ANTHROPIC_API_KEY"}, true
+		return ep, nil
+	}
+	ep.kind = kindOpenAI
+	for prefix, p := range openAIPrefixes {
+		if strings.HasPrefix(name, prefix) {
+			ep.provider = strings.TrimSuffix(prefix, "/")
+			ep.apiModel = strings.TrimPrefix(name, prefix)
+			ep.baseURL, ep.keyEnvs, ep.keyRequired = p.baseURL, p.keyEnvs, p.baseURL != ""
+			ep.openRouter = prefix == "openrouter/"
+			if prefix == "openai/" {
+				ep.baseURL = firstNonEmpty(env("OPENAI_BASE_URL"), p.baseURL)
+			}
+			return ep, nil
+		}
+	}
+	ep.provider, ep.apiModel = "openai", name
+	ep.baseURL = firstNonEmpty(env("OPENAI_BASE_URL"), "https://api.openai.com/v1")
+	ep.keyEnvs = []string{"OPENAI_API_KEY"}
+	return ep, nil
+}
+
+func firstNonEmpty(s ...string) string {
+	for _, v := range s {
+		if v != "" {
+			return v
+		}
+	}
+	return ""
+}

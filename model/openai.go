@@ -1,0 +1,165 @@
+package model
+
+import (
+	"encoding/json"
+	"fmt"
+	"regexp"
+
+	"github.com/swebench-run/swebench-run/agent"
+)
+
+// openAIWire speaks OpenAI-compatible chat completions (OpenAI, OpenRouter, DeepSeek, Together,
+// vLLM, SGLang, LiteLLM proxy).
+//
+// It is plain net/http + encoding/json rather than the official SDK on purpose: the agent's
+// messages are replayed to the API as the provider returned them, including fields the SDK's
+// typed structs do not model (DeepSeek's reasoning_content, OpenRouter's reasoning_details,
+// cache_control parts), and the raw response is saved in the trajectory. Sending the stored maps
+// as they are is both simpler and more faithful; retries, timeouts and rate limits are ours.
+type openAIWire struct {
+	model      string
+	kwargs     map[string]any
+	cache      bool
+	textRe     *regexp.Regexp // nil: tool calling
+	openRouter bool
+}
+
+func (w *openAIWire) request(msgs []agent.Message) ([]byte, error) {
+	prepared := make([]any, 0, len(msgs))
+	for _, m := range msgs {
+		prepared = append(prepared, openAIMessage(m))
+	}
+	if w.cache && len(prepared) > 0 {
+		markLastOpenAI(prepared[len(prepared)-1].(map[string]any))
+	}
+	body := map[string]any{"model": w.model, "messages": prepared}
+	if w.textRe == nil {
+		body["tools"] = []any{map[string]any{"type": "function", "function": map[string]any{
+			"name": "bash", "description": bashToolDescription, "parameters": bashToolSchema(),
+		}}}
+	}
+	if w.openRouter {
+		body["usage"] = map[string]any{"include": true}
+	}
+	for k, v := range w.kwargs {
+		body[k] = v
+	}
+	b, err := json.Marshal(body)
+	if err != nil {
+		return nil, fmt.Errorf("encode request: %w", err)
+	}
+	return b, nil
+}
+
+// openAIMessage prepares a stored message for the API: a copy without "extra", without null
+// fields (content excepted) and litellm bookkeeping, tool calls reduced to id/type/function,
+// thinking blocks first.
+func openAIMessage(m agent.Message) map[string]any {
+	out := make(map[string]any, len(m))
+	for k, v := range m {
+		switch {
+		case k == "extra" || k == "provider_specific_fields":
+		case v == nil && k != "content":
+		case k == "annotations":
+			if l, ok := v.([]any); ok && len(l) == 0 {
+				continue
+			}
+			out[k] = deepCopy(v)
+		case k == "tool_calls":
+			list, _ := v.([]any)
+			calls := make([]any, 0, len(list))
+			for _, item := range list {
+				tc, _ := item.(map[string]any)
+				c := map[string]any{"id": tc["id"], "type": "function", "function": deepCopy(tc["function"])}
+				if t, ok := tc["type"]; ok && t != nil {
+					c["type"] = t
+				}
+				calls = append(calls, c)
+			}
+			out[k] = calls
+		default:
+			out[k] = deepCopy(v)
+		}
+	}
+	reorderThinking(out)
+	return out
+}
+
+// reorderThinking puts thinking blocks before the other blocks of an assistant message, as the
+// Anthropic API requires.
+func reorderThinking(m map[string]any) {
+	content, ok := m["content"].([]any)
+	if m["role"] != "assistant" || !ok {
+		return
+	}
+	var thinking, other []any
+	for _, b := range content {
+		bm, _ := b.(map[string]any)
+		if t := str(bm["type"]); t == "thinking" || t == "redacted_thinking" {
+			thinking = append(thinking, b)
+		} else {
+			other = append(other, b)
+		}
+	}
+	if len(thinking) > 0 {
+		m["content"] = append(thinking, other...)
+	}
+}
+
+var ephemeral = map[string]any{"type": "ephemeral"}
+
+// markLastOpenAI sets a cache-control mark on the last message as mini-swe-agent does for
+// OpenAI-shaped messages (OpenRouter and LiteLLM pass it on to Anthropic).
+func markLastOpenAI(m map[string]any) {
+	switch c := m["content"].(type) {
+	case nil:
+		m["cache_control"] = ephemeral
+		return
+	case string:
+		m["content"] = []any{map[string]any{"type": "text", "text": c, "cache_control": ephemeral}}
+	case []any:
+		if len(c) > 0 {
+			if b, ok := c[0].(map[string]any); ok {
+				b["cache_control"] = ephemeral
+			}
+		}
+	}
+	if m["role"] == "tool" {
+		if c, ok := m["content"].([]any); ok && len(c) > 0 {
+			if b, ok := c[0].(map[string]any); ok {
+				delete(b, "cache_control")
+			}
+		}
+		m["cache_control"] = ephemeral
+	}
+}
+
+func (w *openAIWire) validate(resp map[string]any) *APIError {
+	choices, _ := resp["choices"].([]any)
+	if len(choices) == 0 {
+		return invalidResponse("", "response has no choices")
+	}
+	c, _ := choices[0].(map[string]any)
+	if _, ok := c["message"].(map[string]any); !ok {
+		return invalidResponse("", "response has no choices[0].message")
+	}
+	return nil
+}
+
+func (w *openAIWire) usage(resp map[string]any) (agent.Usage, float64, bool) {
+	return openAIUsage(resp)
+}
+
+func (w *openAIWire) reply(resp map[string]any) (agent.Message, []agent.Action, *agent.FormatError, error) {
+	choice := resp["choices"].([]any)[0].(map[string]any)
+	msg := agent.Message(deepCopy(choice["message"]).(map[string]any))
+	finish := str(choice["finish_reason"])
+	var actions []agent.Action
+	var ferr *agent.FormatError
+	if w.textRe != nil {
+		actions, ferr = parseRegexActions(w.textRe, msg.Content(), finish)
+	} else {
+		actions, ferr = parseToolCalls(openAIToolCalls(msg), finish)
+	}
+	return msg, actions, ferr, nil
+}
