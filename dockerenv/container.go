@@ -86,8 +86,8 @@ func (e *Engine) StartContainer(ctx context.Context, spec ContainerSpec) (*Conta
 	}
 	cfg := &container.Config{
 		Image:      spec.Image,
-		Entrypoint: []string{}, // reset any image entrypoint: the main process must be our sleep
-		Cmd:        []string{"sleep", strconv.Itoa(int(spec.Lifetime.Seconds()))},
+		Entrypoint: []string{}, // reset any image entrypoint: the main process must be ours
+		Cmd:        []string{"bash", "-c", mainProcess(spec.Lifetime)},
 		WorkingDir: spec.Cwd,
 		Labels: map[string]string{
 			LabelTool:     "1",
@@ -111,6 +111,14 @@ func (e *Engine) StartContainer(ctx context.Context, spec ContainerSpec) (*Conta
 		return nil, fmt.Errorf("start container for %s: %w", spec.InstanceID, err)
 	}
 	return c, nil
+}
+
+// mainProcess is the container's PID 1: a bash loop of sleeps that ends after lifetime. Unlike a
+// bare `sleep`, it reaps the orphans that killed commands leave behind (no zombies filling the
+// pids limit), and it survives the `kill -9 -1` that clears the container after a timeout
+// (PID 1 is exempt), starting a new sleep.
+func mainProcess(lifetime time.Duration) string {
+	return fmt.Sprintf(`trap "exit 0" TERM; end=$((SECONDS+%d)); while [ $SECONDS -lt $end ]; do sleep 10 & wait $!; done`, int(lifetime.Seconds()))
 }
 
 // removeTimeout bounds container removal, which runs even after the run was cancelled.

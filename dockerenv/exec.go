@@ -38,8 +38,8 @@ type ExecResult struct {
 
 const (
 	defaultMaxOutput = 1 << 20
-	killGrace        = 2 * time.Second  // TERM → KILL inside the container
-	clientBackstop   = 10 * time.Second // after Timeout+killGrace, the client kills everything itself
+	killGrace        = 2 * time.Second // TERM → KILL inside the container
+	clientBackstop   = 3 * time.Second // after Timeout+killGrace, the client kills everything itself
 )
 
 // Exec runs command in the container: create (no TTY), attach, drain with stdcopy, inspect for the
@@ -58,7 +58,9 @@ func (c *Container) Exec(ctx context.Context, command string, opts ExecOptions) 
 	if maxOut <= 0 {
 		maxOut = defaultMaxOutput
 	}
-	var argv []string
+	// stderr joins stdout inside the container, so both share one pipe and keep their order,
+	// exactly like a subprocess with stderr=STDOUT.
+	argv := []string{"sh", "-c", `exec "$@" 2>&1`, "sh"}
 	if opts.Timeout > 0 {
 		argv = append(argv, "timeout", "-s", "TERM", "-k", formatSeconds(killGrace), formatSeconds(opts.Timeout))
 	}

@@ -232,6 +232,10 @@ func runInstance(ctx context.Context, inst dataset.Instance, attempt int, queued
 	finish := func(status string, cause error, res *agent.Result) (results.Record, error) {
 		rec.ExitStatus = status
 		rec.Category = Category(status)
+		if errors.Is(cause, model.ErrRetriesExhausted) || errors.Is(cause, context.Canceled) {
+			// The API kept failing, or the run was cancelled: nothing was learned about the model.
+			rec.Category = results.CategoryInfrastructure
+		}
 		rec.End = unix(time.Now())
 		if res != nil {
 			rec.Cost = res.Stats.Cost
