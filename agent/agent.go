@@ -19,8 +19,11 @@ type Config struct {
 	CostLimit                  float64 `yaml:"cost_limit" json:"cost_limit"`
 	WallTimeLimitSeconds       int     `yaml:"wall_time_limit_seconds" json:"wall_time_limit_seconds"`
 	MaxConsecutiveFormatErrors int     `yaml:"max_consecutive_format_errors" json:"max_consecutive_format_errors"`
-	ObservationTemplate        string  `yaml:"-" json:"-"`
-	FormatErrorTemplate        string  `yaml:"-" json:"-"`
+	// MaxRepeatedActions ends the run with RepeatedAction when this many steps in a row ran the
+	// same commands and got the same outputs (0: off, as in mini-swe-agent).
+	MaxRepeatedActions  int    `yaml:"max_repeated_actions" json:"max_repeated_actions"`
+	ObservationTemplate string `yaml:"-" json:"-"`
+	FormatErrorTemplate string `yaml:"-" json:"-"`
 }
 
 // Exit statuses the loop itself produces.
@@ -30,6 +33,9 @@ const (
 	StatusTimeExceeded        = "TimeExceeded"
 	StatusRepeatedFormatError = "RepeatedFormatError"
 	StatusInterrupted         = "Interrupted"
+	// StatusRepeatedAction: the model kept running the same commands with the same outputs
+	// (agent.max_repeated_actions); not a mini-swe-agent status.
+	StatusRepeatedAction = "RepeatedAction"
 )
 
 // SubmitMarker, as the first line of a successful command's output, ends the run; the rest of
@@ -59,6 +65,9 @@ type Agent struct {
 	stats             Stats
 	consecutiveFormat int
 	start             time.Time
+	// lastStep and repeats track identical consecutive steps (MaxRepeatedActions).
+	lastStep string
+	repeats  int
 }
 
 // Stats are the loop's counters, saved in the trajectory.
@@ -106,6 +115,7 @@ func exitMessage(status, content, submission string) Message {
 func (a *Agent) Run(ctx context.Context, task string) (Result, error) {
 	a.start = a.Now()
 	a.messages = nil
+	a.lastStep, a.repeats = "", 0
 	vars := a.templateVars(task)
 	system, err := a.renderer.Render("system_template", a.cfg.SystemTemplate, vars)
 	if err != nil {
@@ -185,17 +195,25 @@ func ExitStatusOf(err error) string {
 	return "Error"
 }
 
+// templateVars builds the variables of every template the way mini-swe-agent merges them: the
+// agent's config, then Vars (environment and model config, instance columns, …), then the loop's
+// counters, then the task.
 func (a *Agent) templateVars(task string) map[string]any {
-	vars := make(map[string]any, len(a.Vars)+8)
+	vars := make(map[string]any, len(a.Vars)+16)
+	vars["system_template"] = a.cfg.SystemTemplate
+	vars["instance_template"] = a.cfg.InstanceTemplate
+	vars["step_limit"] = a.cfg.StepLimit
+	vars["cost_limit"] = a.cfg.CostLimit
+	vars["wall_time_limit_seconds"] = a.cfg.WallTimeLimitSeconds
+	vars["max_consecutive_format_errors"] = a.cfg.MaxConsecutiveFormatErrors
+	vars["max_repeated_actions"] = a.cfg.MaxRepeatedActions
 	for k, v := range a.Vars {
 		vars[k] = v
 	}
-	vars["task"] = task
 	vars["n_model_calls"] = a.stats.APICalls
 	vars["model_cost"] = a.stats.Cost
 	vars["elapsed_seconds"] = int(a.Now().Sub(a.start).Seconds())
-	vars["step_limit"] = a.cfg.StepLimit
-	vars["cost_limit"] = a.cfg.CostLimit
+	vars["task"] = task
 	return vars
 }
 
@@ -263,19 +281,44 @@ func (a *Agent) step(ctx context.Context, task string) error {
 	if err != nil {
 		return err
 	}
+	if n := a.cfg.MaxRepeatedActions; n > 0 && a.repeated(reply.Actions, outputs) >= n {
+		obs = append(obs, exitMessage(StatusRepeatedAction, fmt.Sprintf(
+			"The same command(s) ran %d times in a row with the same output; the run was stopped (agent.max_repeated_actions).", a.repeats), ""))
+		return &interrupt{obs}
+	}
 	a.messages = append(a.messages, obs...)
 	return nil
 }
 
-// submission reports whether out submits: first line of the left-stripped output is the marker
-// and the command succeeded.
+// repeated records a step's actions and outputs and returns how many steps in a row, this one
+// included, ran the same commands and got the same outputs.
+func (a *Agent) repeated(actions []Action, outputs []Output) int {
+	var b strings.Builder
+	for i, act := range actions {
+		fmt.Fprintf(&b, "%q\x00", act.Command)
+		if i < len(outputs) {
+			fmt.Fprintf(&b, "%d\x00%q\x00%q\x00", outputs[i].ReturnCode, outputs[i].Output, outputs[i].ExceptionInfo)
+		}
+	}
+	sig := b.String()
+	if sig == a.lastStep {
+		a.repeats++
+	} else {
+		a.lastStep, a.repeats = sig, 1
+	}
+	return a.repeats
+}
+
+// submission reports whether out submits, with mini-swe-agent's rule: the first line of the
+// left-stripped output (Python's str.lstrip and str.splitlines) is the marker, and the command
+// succeeded; the rest of the output, line ends kept, is the submission.
 func submission(out Output) (string, bool) {
 	if out.ReturnCode != 0 {
 		return "", false
 	}
-	s := strings.TrimLeft(out.Output, " \t\n\r\v\f")
-	first, rest, _ := strings.Cut(s, "\n")
-	if strings.TrimSpace(first) != SubmitMarker {
+	s := strings.TrimLeftFunc(out.Output, isPySpace)
+	first, rest := splitFirstLine(s)
+	if first == "" || strings.TrimFunc(first, isPySpace) != SubmitMarker {
 		return "", false
 	}
 	return rest, true

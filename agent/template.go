@@ -49,6 +49,14 @@ func (r *Renderer) parse(src string) (*exec.Template, error) {
 	return t, nil
 }
 
+// Parse checks that src is a valid template; what names it in the error.
+func (r *Renderer) Parse(what, src string) error {
+	if _, err := r.parse(src); err != nil {
+		return fmt.Errorf("parse %s: %w", what, err)
+	}
+	return nil
+}
+
 // Render renders src with vars. what names the template in errors ("instance_template", …).
 func (r *Renderer) Render(what, src string, vars map[string]any) (string, error) {
 	t, err := r.parse(src)

@@ -5,16 +5,20 @@ package configs
 import (
 	"bytes"
 	"embed"
+	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path"
+	"reflect"
 	"sort"
 	"strings"
 
 	"gopkg.in/yaml.v3"
 
 	"github.com/swebench-run/swebench-run/agent"
+	"github.com/swebench-run/swebench-run/model"
 )
 
 //go:embed *.yaml
@@ -69,9 +73,10 @@ type Run struct {
 }
 
 // ignoredKeys are mini-swe-agent keys that have no meaning here (we talk to the Docker API
-// directly and choose classes by name), reported once and dropped.
+// directly, choose the image per instance and classes by name), reported once and dropped.
 var ignoredKeys = map[string]bool{
 	"agent_type": true, "model_type": true, "environment_type": true,
+	"agent.agent_class":                 true,
 	"agent.output_path":                 true,
 	"agent.mode":                        true,
 	"agent.confirm_exit":                true,
@@ -82,18 +87,51 @@ var ignoredKeys = map[string]bool{
 	"environment.container_timeout":     true,
 	"environment.pull_timeout":          true,
 	"environment.image":                 true,
-	"model.litellm_model_registry":      true,
-	"model.multimodal_regex":            true,
-	"run.output_path":                   true,
 	"environment.start_kwargs":          true,
 	"environment.remove_container":      true,
-	"model.model_type":                  true,
+	"model.litellm_model_registry":      true,
 	"model.litellm_model_name_override": true,
+	"model.multimodal_regex":            true,
+}
+
+// defaults are the values of keys a config leaves out: mini-swe-agent's defaults (agent, Docker
+// environment, model), except the wall-time limit, which is on here (mini-swe-agent: off).
+func defaults() map[string]any {
+	return map[string]any{
+		"agent": map[string]any{
+			"step_limit":                    0,
+			"cost_limit":                    3.0,
+			"wall_time_limit_seconds":       3600,
+			"max_consecutive_format_errors": 3,
+			"max_repeated_actions":          0,
+		},
+		"environment": map[string]any{
+			"cwd":         "/",
+			"timeout":     30,
+			"env":         map[string]any{},
+			"forward_env": []any{},
+			"interpreter": []any{"bash", "-lc"},
+		},
+		"model": map[string]any{
+			"format_error_template": "{{ error }}",
+		},
+		"run": map[string]any{},
+	}
+}
+
+// sections maps each top-level key to the struct that defines its keys.
+var sections = map[string]reflect.Type{
+	"agent":       reflect.TypeFor[agent.Config](),
+	"environment": reflect.TypeFor[Environment](),
+	"model":       reflect.TypeFor[model.Config](),
+	"run":         reflect.TypeFor[Run](),
 }
 
 // Load reads the shipped default (when files is empty) or each file in order (a name of a
 // shipped config or a path), deep-merges them, applies overrides ("a.b=value", value parsed as
-// YAML), and decodes the result strictly: unknown keys are errors naming the key path.
+// YAML), fills in defaults, and decodes the result strictly: keys of mini-swe-agent that mean
+// nothing here are dropped and listed in Ignored; any other unknown key is an error naming its
+// key path.
 func Load(files, overrides []string) (*Config, error) {
 	if len(files) == 0 {
 		files = []string{DefaultName}
@@ -124,36 +162,156 @@ func Load(files, overrides []string) (*Config, error) {
 	var ignored []string
 	dropIgnored(tree, "", &ignored)
 	sort.Strings(ignored)
-
-	data, err := yaml.Marshal(tree)
-	if err != nil {
+	if err := checkKeys(tree); err != nil {
 		return nil, err
 	}
+	full := defaults()
+	merge(full, tree)
+	tree = full
+
 	cfg := &Config{Ignored: ignored, raw: tree}
-	dec := yaml.NewDecoder(bytes.NewReader(data))
-	dec.KnownFields(true)
-	if err := dec.Decode(cfg); err != nil {
-		return nil, fmt.Errorf("config: %w (see configs/%s for the known keys)", err, DefaultName)
+	for name, sec := range tree {
+		if err := decodeSection(name, sec, cfg); err != nil {
+			return nil, err
+		}
 	}
 	cfg.Agent.ObservationTemplate = cfg.Model.ObservationTemplate
 	cfg.Agent.FormatErrorTemplate = cfg.Model.FormatErrorTemplate
 	return cfg, cfg.validate()
 }
 
+// checkKeys reports the first key that no section defines, with its path and the known keys.
+func checkKeys(tree map[string]any) error {
+	for _, top := range sortedKeys(tree) {
+		typ, ok := sections[top]
+		if !ok {
+			return fmt.Errorf("config: unknown key %q (known: agent, environment, model, run)", top)
+		}
+		sec, ok := tree[top].(map[string]any)
+		if !ok {
+			if tree[top] == nil {
+				continue
+			}
+			return fmt.Errorf("config: %s must be a mapping, got %v", top, tree[top])
+		}
+		known := yamlKeys(typ)
+		for _, k := range sortedKeys(sec) {
+			if !known[k] {
+				return fmt.Errorf("config: unknown key %s.%s (known keys of %s: %s)", top, k, top, strings.Join(sortedKeys(known), ", "))
+			}
+		}
+	}
+	return nil
+}
+
+func decodeSection(name string, sec any, cfg *Config) error {
+	if sec == nil {
+		return nil
+	}
+	var target any
+	switch name {
+	case "agent":
+		target = &cfg.Agent
+	case "environment":
+		target = &cfg.Environment
+	case "model":
+		target = &cfg.Model
+	case "run":
+		target = &cfg.Run
+	}
+	data, err := yaml.Marshal(sec)
+	if err != nil {
+		return err
+	}
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	dec.KnownFields(name != "model")
+	if err := dec.Decode(target); err != nil && !errors.Is(err, io.EOF) {
+		return fmt.Errorf("config %s: %s", name, yamlErrorText(err))
+	}
+	if name == "model" {
+		// The model layer reads the rest of the section: check its types now, before any
+		// container starts.
+		var mc model.Config
+		dec := yaml.NewDecoder(bytes.NewReader(data))
+		dec.KnownFields(true)
+		if err := dec.Decode(&mc); err != nil && !errors.Is(err, io.EOF) {
+			return fmt.Errorf("config model: %s", yamlErrorText(err))
+		}
+	}
+	return nil
+}
+
+// yamlErrorText drops the line numbers of a decoding error: they refer to the merged config,
+// not to any file the user wrote.
+func yamlErrorText(err error) string {
+	var te *yaml.TypeError
+	if errors.As(err, &te) {
+		msgs := make([]string, len(te.Errors))
+		for i, m := range te.Errors {
+			if _, rest, ok := strings.Cut(m, ": "); ok && strings.HasPrefix(m, "line ") {
+				m = rest
+			}
+			msgs[i] = m
+		}
+		return strings.Join(msgs, "; ")
+	}
+	return err.Error()
+}
+
+// yamlKeys returns the yaml key names of a struct type's fields.
+func yamlKeys(t reflect.Type) map[string]bool {
+	keys := map[string]bool{}
+	for i := range t.NumField() {
+		f := t.Field(i)
+		tag := f.Tag.Get("yaml")
+		name, opts, _ := strings.Cut(tag, ",")
+		if name == "-" || strings.Contains(opts, "inline") {
+			continue
+		}
+		if name == "" {
+			name = strings.ToLower(f.Name)
+		}
+		keys[name] = true
+	}
+	return keys
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
 func (c *Config) validate() error {
+	a, e := c.Agent, c.Environment
 	switch {
-	case c.Agent.SystemTemplate == "":
+	case a.SystemTemplate == "":
 		return fmt.Errorf("config: agent.system_template is empty")
-	case c.Agent.InstanceTemplate == "":
+	case a.InstanceTemplate == "":
 		return fmt.Errorf("config: agent.instance_template is empty")
 	case c.Model.ObservationTemplate == "":
 		return fmt.Errorf("config: model.observation_template is empty")
-	case c.Environment.Timeout < 0:
-		return fmt.Errorf("config: environment.timeout must be >= 0 seconds, got %v", c.Environment.Timeout)
+	case a.StepLimit < 0 || a.CostLimit < 0 || a.WallTimeLimitSeconds < 0 || a.MaxConsecutiveFormatErrors < 0 || a.MaxRepeatedActions < 0:
+		return fmt.Errorf("config: agent limits must be >= 0 (0: no limit)")
+	case e.Timeout < 0:
+		return fmt.Errorf("config: environment.timeout must be >= 0 seconds, got %v", e.Timeout)
+	case len(e.Interpreter) == 0:
+		return fmt.Errorf("config: environment.interpreter is empty; e.g. [bash, -c]")
 	}
-	if c.Model.FormatErrorTemplate == "" {
-		c.Model.FormatErrorTemplate = "{{ error }}"
-		c.Agent.FormatErrorTemplate = c.Model.FormatErrorTemplate
+	r := agent.NewRenderer()
+	for _, t := range []struct{ key, src string }{
+		{"agent.system_template", a.SystemTemplate},
+		{"agent.instance_template", a.InstanceTemplate},
+		{"model.observation_template", c.Model.ObservationTemplate},
+		{"model.format_error_template", c.Model.FormatErrorTemplate},
+		{"run.env_startup_command", c.Run.EnvStartupCommand},
+	} {
+		if err := r.Parse(t.key, t.src); err != nil {
+			return fmt.Errorf("config: %w", err)
+		}
 	}
 	return nil
 }
@@ -161,12 +319,39 @@ func (c *Config) validate() error {
 // Set applies one override after loading (used for flags such as --model).
 func (c *Config) Set(key string, v any) { setPath(c.raw, strings.Split(key, "."), v) }
 
-// Dump returns the resolved config as a tree in mini-swe-agent's layout, with secrets removed;
-// it is saved in run.json and in every trajectory's info.config.
+// Dump returns the resolved config (defaults filled in) as a tree in mini-swe-agent's layout,
+// with secrets removed; it is saved in run.json and in every trajectory's info.config.
 func (c *Config) Dump() map[string]any {
 	out := deepCopy(c.raw).(map[string]any)
 	redact(out)
 	return out
+}
+
+// TemplateVars returns the template variables mini-swe-agent derives from the config besides
+// the agent's own: the environment section with the host's platform.uname() fields (system,
+// node, release, version, machine, processor), then the model section. Give them to
+// agent.Agent.Vars (instance columns, if wanted, go in first: these win, as in mini-swe-agent,
+// where {{version}} is the kernel's version).
+func (c *Config) TemplateVars() map[string]any {
+	vars := map[string]any{}
+	if env, ok := c.raw["environment"].(map[string]any); ok {
+		for k, v := range env {
+			vars[k] = deepCopy(v)
+		}
+	}
+	for k, v := range unameVars() {
+		vars[k] = v
+	}
+	if t := c.Environment.Timeout; t == float64(int(t)) {
+		vars["timeout"] = int(t)
+	}
+	if m, ok := c.raw["model"].(map[string]any); ok {
+		for k, v := range m {
+			vars[k] = deepCopy(v)
+		}
+	}
+	redact(vars)
+	return vars
 }
 
 func readConfig(f string) ([]byte, string, error) {

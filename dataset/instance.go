@@ -172,19 +172,17 @@ func (i *Instance) ValidateForRun() error {
 	return errors.Join(errs...)
 }
 
-// ValidateForEval checks what grading a patch needs: FAIL_TO_PASS (non-empty) and PASS_TO_PASS
-// (may be empty) present, a known eval_type, and either an eval_script or the columns an eval
+// ValidateForEval checks what grading a patch needs: FAIL_TO_PASS and PASS_TO_PASS present (as
+// lists, possibly empty; PASS_TO_PASS may be absent for fail_only rows), a known eval_type, and either an eval_script or the columns an eval
 // script is built from (repo, base_commit, version, test_patch).
 func (i *Instance) ValidateForEval() error {
 	var errs []error
 	if i.InstanceID == "" {
 		errs = append(errs, &FieldError{"instance_id", "missing or empty"})
 	}
-	switch {
-	case i.FailToPass == nil:
+	// An empty FAIL_TO_PASS is valid (SWE-bench Multilingual has such a row): only absence is an error.
+	if i.FailToPass == nil {
 		errs = append(errs, &FieldError{"FAIL_TO_PASS", "missing: evaluation needs the tests the fix must make pass"})
-	case len(i.FailToPass) == 0:
-		errs = append(errs, &FieldError{"FAIL_TO_PASS", "empty: there is nothing to grade"})
 	}
 	if i.PassToPass == nil && i.EvalType != "fail_only" {
 		errs = append(errs, &FieldError{"PASS_TO_PASS", "missing: evaluation needs it (an empty list is fine)"})

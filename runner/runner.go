@@ -44,9 +44,9 @@ type Options struct {
 	// over all resumes (default 3).
 	MaxAttempts int
 	// Budget is the run-wide cost limit: no instance starts once it is exhausted.
-	Budget      interface{ Exhausted() bool }
-	Progress    Progress
-	Logger      *slog.Logger
+	Budget   interface{ Exhausted() bool }
+	Progress Progress
+	Logger   *slog.Logger
 	// Stop, when closed, stops scheduling; running instances end at their next step
 	// (graceful shutdown). Cancelling ctx stops them at once.
 	Stop <-chan struct{}

@@ -28,18 +28,18 @@ import (
 )
 
 type runFlags struct {
-	split, model, out, runID           string
-	workers, maxAttempts               int
-	configs                            listFlag
-	sel                                dataset.Selection
-	ids, exclude                       string
-	imageTemplate, pull, dockerHost    string
-	redo, dryRun, force, quiet         bool
-	progress                           string
-	memory, network                    string
-	cpus                               float64
-	pids                               int64
-	maxCost                            float64
+	split, model, out, runID        string
+	workers, maxAttempts            int
+	configs                         listFlag
+	sel                             dataset.Selection
+	ids, exclude                    string
+	imageTemplate, pull, dockerHost string
+	redo, dryRun, force, quiet      bool
+	progress                        string
+	memory, network                 string
+	cpus                            float64
+	pids                            int64
+	maxCost                         float64
 }
 
 func (f *runFlags) register(fs *flag.FlagSet) {
