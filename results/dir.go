@@ -1,7 +1,6 @@
 package results
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
 	"errors"
@@ -125,49 +124,57 @@ func (d *Dir) loadPreds() error {
 }
 
 func (d *Dir) loadLedger() error {
-	p := filepath.Join(d.path, LedgerFile)
+	h, torn, err := ReadLedger(d.path)
+	if err != nil {
+		return err
+	}
+	d.history = h
+	if torn {
+		d.TornLedger = true
+		return dropTornLine(filepath.Join(d.path, LedgerFile))
+	}
+	return nil
+}
+
+// ReadLedger reads <dir>/status.jsonl without changing it: every attempt per instance, oldest
+// first. torn reports a last line cut short by a crash (ignored). A missing ledger is empty.
+func ReadLedger(dir string) (history map[string][]Record, torn bool, err error) {
+	p := filepath.Join(dir, LedgerFile)
+	history = map[string][]Record{}
 	data, err := os.ReadFile(p)
 	if errors.Is(err, fs.ErrNotExist) {
-		return nil
+		return history, false, nil
 	}
 	if err != nil {
-		return fmt.Errorf("read %s: %w", p, err)
+		return nil, false, fmt.Errorf("read %s: %w", p, err)
 	}
-	sc := bufio.NewScanner(bytes.NewReader(data))
-	sc.Buffer(make([]byte, 0, 64*1024), 16<<20)
-	line := 0
-	for sc.Scan() {
-		line++
-		b := bytes.TrimSpace(sc.Bytes())
+	lines := bytes.Split(data, []byte("\n"))
+	for i, b := range lines {
+		b = bytes.TrimSpace(b)
 		if len(b) == 0 {
 			continue
 		}
 		var r Record
 		if err := json.Unmarshal(b, &r); err != nil || r.InstanceID == "" {
-			// Only the last line can be torn by a crash; anything else is corruption.
-			if !bytes.HasSuffix(data, []byte("\n")) && line == bytes.Count(data, []byte("\n"))+1 {
-				d.TornLedger = true
-				return d.truncateTorn(p, data)
+			// Only the last line, without its newline, can be torn by a crash; anything else
+			// is corruption.
+			if i == len(lines)-1 {
+				return history, true, nil
 			}
-			return fmt.Errorf("%s line %d is not a status record (%v); fix or remove that line", p, line, err)
+			return nil, false, fmt.Errorf("%s line %d is not a status record (%v); fix or remove that line", p, i+1, err)
 		}
-		d.history[r.InstanceID] = append(d.history[r.InstanceID], r)
+		history[r.InstanceID] = append(history[r.InstanceID], r)
 	}
-	if err := sc.Err(); err != nil {
-		return fmt.Errorf("read %s: %w", p, err)
-	}
-	if len(data) > 0 && !bytes.HasSuffix(data, []byte("\n")) {
-		// A complete last record without its newline: add it so the next append starts a line.
-		return d.truncateTorn(p, append(data, '\n'))
-	}
-	return nil
+	return history, false, nil
 }
 
-// truncateTorn rewrites the ledger without its torn last line.
-func (d *Dir) truncateTorn(p string, data []byte) error {
-	if i := bytes.LastIndexByte(data[:len(data)-1], '\n'); data[len(data)-1] != '\n' {
-		data = data[:i+1]
+// dropTornLine rewrites the ledger without its torn last line.
+func dropTornLine(p string) error {
+	data, err := os.ReadFile(p)
+	if err != nil {
+		return err
 	}
+	data = data[:bytes.LastIndexByte(data, '\n')+1]
 	return WriteFileAtomic(p, data, 0o644)
 }
 

@@ -19,8 +19,7 @@ type Manifest struct {
 	Created   time.Time       `json:"created"`
 	Updated   time.Time       `json:"updated"`
 	Model     string          `json:"model"`
-	Dataset   json.RawMessage `json:"dataset"`   // dataset.Source
-	Selection json.RawMessage `json:"selection"` // dataset.Selection
+	Dataset   json.RawMessage `json:"dataset"`   // dataset.Manifest: source, files, selection
 	Instances int             `json:"instances"` // selected
 	Config    map[string]any  `json:"config"`    // resolved, secrets removed
 }

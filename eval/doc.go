@@ -1,0 +1,29 @@
+// Package eval grades predictions exactly like the SWE-bench harness, in our own containers.
+//
+// For each prediction with a non-empty patch, Evaluator.Evaluate starts a fresh container of the
+// instance image through a Starter (never the container an agent used), writes the patch to
+// /tmp/patch.diff, applies it with the harness's fallbacks (git apply --verbose, then
+// git apply --verbose --reject, then patch --batch --forward --fuzz=5 -p1, resetting the tree
+// between attempts, and accepting a patch that `git apply --check --reverse` shows is already
+// applied), runs the row's eval_script as /eval.sh under a timeout enforced in the container, and
+// grades the output with Grade. Evaluator.Run does this for a whole prediction set with a worker
+// pool and writes the run report.
+//
+// Files, per instance, under Options.OutDir (the run's eval/ folder), in the harness's formats:
+//
+//	<id>/patch.diff        the prediction's patch
+//	<id>/eval.sh           the script run (EvalScript of the row's eval_script)
+//	<id>/test_output.txt   its output (with "Timeout error: N seconds exceeded." on timeout)
+//	<id>/report.json       the grade (only for graded instances), see InstanceReport
+//	<id>/run_instance.log  what happened (patch attempts, runtime), for humans
+//	<model>.<run_id>.json  the run report (schema_version 2), see RunReport
+//
+// Outcomes: Resolved and Unresolved for graded predictions; EmptyPatch for empty or null patches
+// (counted, not run); Error, with an ErrorKind and a reason, for everything that could not be
+// graded — kept apart from Unresolved. ErrorKind.Infrastructure tells environment failures
+// (image missing, container died, timeout) from the prediction's own (patch did not apply, not
+// a diff).
+//
+// RegradeFromLogs grades existing logs without containers (the harness's or ours), and package
+// logparse holds the log parsers of every log_parser the datasets name.
+package eval

@@ -1,0 +1,484 @@
+package eval
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"golang.org/x/sync/errgroup"
+
+	"github.com/swebench-run/swebench-run/dataset"
+)
+
+// Sandbox is a fresh container of an instance image, used for one evaluation.
+type Sandbox interface {
+	// Exec runs `bash -c cmd` in the container with working directory /testbed. The timeout is
+	// enforced inside the container (the process is killed there). output is stdout and stderr
+	// merged (possibly capped); timedOut reports that the timeout killed the command. err is for
+	// failures of the container or the daemon, not for a non-zero exit code.
+	Exec(ctx context.Context, cmd string, timeout time.Duration) (output string, exitCode int, timedOut bool, err error)
+	// WriteFile writes data to an absolute path in the container.
+	WriteFile(ctx context.Context, path string, data []byte) error
+	// Close stops and removes the container.
+	Close(ctx context.Context) error
+}
+
+// Starter starts a fresh container from image for inst (never the one an agent used). An error
+// wrapping ErrImageNotFound means the image does not exist (locally or in its registry).
+type Starter interface {
+	Start(ctx context.Context, inst dataset.Instance, image string) (Sandbox, error)
+}
+
+// ErrImageNotFound is wrapped by a Starter's error when the instance image does not exist.
+var ErrImageNotFound = errors.New("image not found")
+
+// Paths in the container, as the harness uses them.
+const (
+	containerPatchPath = "/tmp/patch.diff"
+	containerEvalPath  = "/eval.sh"
+)
+
+// applyCommands are the harness's ways to apply a patch, tried in order; the tree is reset between
+// attempts because a failed --reject leaves partial changes behind.
+var applyCommands = []string{
+	"git apply --verbose " + containerPatchPath,
+	"git apply --verbose --reject " + containerPatchPath,
+	// --forward: an already-applied patch is left alone (the reverse check below then accepts
+	// it) instead of being reverse-applied, which --batch alone would do.
+	"patch --batch --forward --fuzz=5 -p1 -i " + containerPatchPath,
+}
+
+const (
+	resetTreeCommand    = "git checkout -- . ; git clean -fd"
+	reverseCheckCommand = "git apply --check --reverse " + containerPatchPath
+	// DefaultTimeout is the harness's default timeout of the eval script.
+	DefaultTimeout = 1800 * time.Second
+	// commandTimeout bounds each patch command.
+	commandTimeout = 5 * time.Minute
+	// closeTimeout bounds the removal of a container, which runs even after cancellation.
+	closeTimeout = 2 * time.Minute
+)
+
+// Options configure an Evaluator.
+type Options struct {
+	// OutDir receives one folder per instance and the run report (the run's eval/ folder).
+	OutDir string
+	// RunID names the run report.
+	RunID string
+	// Starter makes the containers.
+	Starter Starter
+	// Workers is the number of instances evaluated at once (default 1).
+	Workers int
+	// Timeout bounds the eval script of one instance (default DefaultTimeout).
+	Timeout time.Duration
+	// Redo re-evaluates instances that already have a report.json in OutDir; by default their
+	// report is reused (resume).
+	Redo bool
+	// Image returns the image of an instance (default DefaultImage); wire
+	// dataset.Instance.ImageName with the configured template here.
+	Image func(dataset.Instance) (string, error)
+	// Logger receives progress; nil discards it.
+	Logger *slog.Logger
+	// OnResult, if set, is called after each instance; calls are serialised.
+	OnResult func(Result)
+	// Drain, when closed, stops Run from starting more instances while the running ones finish
+	// (a first Ctrl-C); cancelling Run's context stops the running ones too (a second Ctrl-C).
+	Drain <-chan struct{}
+}
+
+// Evaluator evaluates predictions in fresh containers and writes the harness's files.
+type Evaluator struct {
+	opts     Options
+	resultMu sync.Mutex // serialises OnResult
+}
+
+// New checks opts and returns an Evaluator.
+func New(opts Options) (*Evaluator, error) {
+	if opts.OutDir == "" {
+		return nil, errors.New("eval: no output directory")
+	}
+	if opts.RunID == "" {
+		return nil, errors.New("eval: empty run id; pass --run-id")
+	}
+	if opts.Starter == nil {
+		return nil, errors.New("eval: no container starter")
+	}
+	if opts.Workers <= 0 {
+		opts.Workers = 1
+	}
+	if opts.Timeout <= 0 {
+		opts.Timeout = DefaultTimeout
+	}
+	if opts.Image == nil {
+		opts.Image = DefaultImage
+	}
+	if opts.Logger == nil {
+		opts.Logger = slog.New(slog.DiscardHandler)
+	}
+	if err := os.MkdirAll(opts.OutDir, 0o755); err != nil {
+		return nil, fmt.Errorf("eval: output directory: %w", err)
+	}
+	return &Evaluator{opts: opts}, nil
+}
+
+// DefaultImage is the row's image (image, image_name or docker_image column) verbatim, or else
+// the SWE-bench image derived from its id: docker.io/swebench/sweb.eval.x86_64.<id with __ →
+// _1776_, lower-cased>:latest.
+func DefaultImage(inst dataset.Instance) (string, error) {
+	if inst.Image != "" {
+		return inst.Image, nil
+	}
+	for _, col := range []string{"image_name", "docker_image"} {
+		if s, ok := inst.Extra[col].(string); ok && s != "" {
+			return s, nil
+		}
+	}
+	if inst.InstanceID == "" {
+		return "", errors.New("image: row has no instance_id")
+	}
+	id := strings.ToLower(strings.ReplaceAll(inst.InstanceID, "__", "_1776_"))
+	return "docker.io/swebench/sweb.eval.x86_64." + id + ":latest", nil
+}
+
+// CheckInstances returns an error naming the rows that cannot be evaluated: no eval_script
+// (datasets older than harness v5), an unknown log_parser or eval_type.
+func CheckInstances(insts []dataset.Instance) error {
+	var noScript, bad []string
+	for _, inst := range insts {
+		if strings.TrimSpace(inst.EvalScript) == "" {
+			noScript = append(noScript, inst.InstanceID)
+			continue
+		}
+		if _, err := evalTypeOf(inst); err != nil {
+			bad = append(bad, err.Error())
+		}
+		if _, err := parserOf(inst); err != nil {
+			bad = append(bad, err.Error())
+		}
+	}
+	var errs []error
+	if len(noScript) > 0 {
+		errs = append(errs, fmt.Errorf("%d rows have no eval_script column value (%s): evaluation needs a harness-v5 dataset with eval_script, log_parser and eval_type", len(noScript), abbreviate(noScript)))
+	}
+	if len(bad) > 0 {
+		errs = append(errs, fmt.Errorf("%d rows cannot be graded: %s", len(bad), abbreviate(bad)))
+	}
+	return errors.Join(errs...)
+}
+
+func abbreviate(items []string) string {
+	const limit = 10
+	if len(items) <= limit {
+		return strings.Join(items, ", ")
+	}
+	return strings.Join(items[:limit], ", ") + fmt.Sprintf(", and %d more", len(items)-limit)
+}
+
+// Run evaluates every prediction against its instance with a pool of Options.Workers, writes the
+// run report into OutDir and returns it with the results (sorted by instance id). insts is the
+// dataset evaluated against (its size is total_instances). Predictions for ids not in insts, and
+// rows that cannot be evaluated, are errors before any container starts. An instance that fails
+// is a Result, not an error; the error is for failures of the run (output not writable,
+// cancellation), in which case the results so far are returned.
+func (e *Evaluator) Run(ctx context.Context, insts []dataset.Instance, preds map[string]Prediction) (RunReport, []Result, error) {
+	if err := CheckPredictions(preds, insts); err != nil {
+		return RunReport{}, nil, err
+	}
+	var todo []dataset.Instance
+	for _, inst := range insts {
+		if p, ok := preds[inst.InstanceID]; ok && !p.Empty() {
+			todo = append(todo, inst)
+		}
+	}
+	if err := CheckInstances(todo); err != nil {
+		return RunReport{}, nil, err
+	}
+
+	var mu sync.Mutex
+	results := make(map[string]Result, len(preds))
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(e.opts.Workers)
+	drained := func() bool {
+		select {
+		case <-e.opts.Drain:
+			return true
+		default:
+			return gctx.Err() != nil
+		}
+	}
+	for _, inst := range todo {
+		if drained() {
+			break // stop scheduling; running instances finish or see the cancellation
+		}
+		g.Go(func() error {
+			if drained() {
+				return nil
+			}
+			res, err := e.Evaluate(gctx, inst, preds[inst.InstanceID])
+			if err != nil {
+				return err
+			}
+			mu.Lock()
+			results[inst.InstanceID] = res
+			mu.Unlock()
+			return nil
+		})
+	}
+	runErr := g.Wait()
+	if runErr == nil {
+		runErr = ctx.Err()
+	}
+	for id, p := range preds {
+		if p.Empty() {
+			results[id] = Result{InstanceID: id, Outcome: EmptyPatch}
+			e.done(results[id])
+		}
+	}
+	list := make([]Result, 0, len(results))
+	for _, r := range results {
+		list = append(list, r)
+	}
+	sort.Slice(list, func(i, j int) bool { return list[i].InstanceID < list[j].InstanceID })
+	rep := BuildRunReport(insts, preds, results)
+	if runErr != nil {
+		return rep, list, runErr
+	}
+	if _, err := WriteRunReport(e.opts.OutDir, ModelName(preds), e.opts.RunID, rep); err != nil {
+		return rep, list, err
+	}
+	return rep, list, nil
+}
+
+// Evaluate evaluates one prediction (REFERENCE §5): in a fresh container of the instance image it
+// writes the patch to /tmp/patch.diff, applies it with the harness's fallbacks, runs the eval
+// script with the timeout, keeps the output as test_output.txt and grades it. Files go to
+// OutDir/<id>/: patch.diff, eval.sh, run_instance.log, test_output.txt, report.json. A
+// report.json already there is reused unless Options.Redo. The error is for failures of the run
+// (output not writable, ctx cancelled); everything that goes wrong with the instance is in the
+// Result.
+func (e *Evaluator) Evaluate(ctx context.Context, inst dataset.Instance, pred Prediction) (Result, error) {
+	id := inst.InstanceID
+	res := Result{InstanceID: id}
+	log := e.opts.Logger.With("instance", id)
+	if pred.Empty() {
+		res.Outcome = EmptyPatch
+		e.done(res)
+		return res, nil
+	}
+	if err := CheckInstances([]dataset.Instance{inst}); err != nil {
+		return res, err
+	}
+	dir := filepath.Join(e.opts.OutDir, id)
+	if !e.opts.Redo {
+		if rep, err := ReadReport(filepath.Join(dir, reportFile)); err == nil && rep.InstanceID == id {
+			res.Report, res.Outcome = &rep, Unresolved
+			if rep.Resolved {
+				res.Outcome = Resolved
+			}
+			log.Info("evaluation reused", "resolved", rep.Resolved)
+			e.done(res)
+			return res, nil
+		}
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return res, fmt.Errorf("eval %s: %w", id, err)
+	}
+	for _, f := range []string{reportFile, testOutputFile, instanceLog} {
+		if err := os.Remove(filepath.Join(dir, f)); err != nil && !errors.Is(err, os.ErrNotExist) {
+			return res, fmt.Errorf("eval %s: %w", id, err)
+		}
+	}
+	patch := pred.Patch()
+	script := EvalScript(inst.EvalScript)
+	if err := writeFileAtomic(filepath.Join(dir, patchFile), []byte(patch)); err != nil {
+		return res, err
+	}
+	if err := writeFileAtomic(filepath.Join(dir, evalScriptFile), []byte(script)); err != nil {
+		return res, err
+	}
+
+	res, err := e.runInContainer(ctx, inst, patch, script, dir)
+	if err != nil {
+		return res, err
+	}
+	if res.Outcome == Error {
+		log.Warn("evaluation error", "kind", res.ErrorKind, "reason", res.Reason)
+	} else {
+		log.Info("evaluated", "resolved", res.Outcome == Resolved)
+	}
+	e.done(res)
+	return res, nil
+}
+
+func (e *Evaluator) done(res Result) {
+	if e.opts.OnResult != nil {
+		e.resultMu.Lock()
+		defer e.resultMu.Unlock()
+		e.opts.OnResult(res)
+	}
+}
+
+func errorResult(id string, kind ErrorKind, format string, args ...any) Result {
+	return Result{InstanceID: id, Outcome: Error, ErrorKind: kind, Reason: fmt.Sprintf(format, args...)}
+}
+
+var diffHeader = regexp.MustCompile(`(?m)^(diff --git |--- \S|\+\+\+ \S|@@ -\d)`)
+
+// looksLikeDiff reports whether text has the headers of a unified or git diff.
+func looksLikeDiff(text string) bool {
+	return strings.Contains(text, "\n+++ ") || strings.HasPrefix(text, "+++ ") || strings.Contains(text, "diff --git ") ||
+		(diffHeader.MatchString(text) && strings.Contains(text, "@@"))
+}
+
+func (e *Evaluator) runInContainer(ctx context.Context, inst dataset.Instance, patch, script, dir string) (Result, error) {
+	id := inst.InstanceID
+	var ilog strings.Builder
+	defer func() {
+		// The instance log is for humans; losing it must not fail the run.
+		_ = writeFileAtomic(filepath.Join(dir, instanceLog), []byte(ilog.String()))
+	}()
+	if !looksLikeDiff(patch) {
+		fmt.Fprintf(&ilog, "%s: the prediction's model_patch has no diff headers (diff --git / --- / +++ / @@); it is not a patch\n", markerApplyFailed)
+		return errorResult(id, KindNotADiff, "model_patch is not a diff (no diff --git, ---/+++ or @@ headers); first line: %q", firstLine(patch)), nil
+	}
+	image, err := e.opts.Image(inst)
+	if err != nil {
+		fmt.Fprintf(&ilog, "No image: %v\n", err)
+		return errorResult(id, KindImageMissing, "%v", err), nil
+	}
+	fmt.Fprintf(&ilog, "Starting container from %s\n", image)
+	sb, err := e.opts.Starter.Start(ctx, inst, image)
+	if err != nil {
+		if ctx.Err() != nil {
+			return Result{InstanceID: id}, ctx.Err()
+		}
+		fmt.Fprintf(&ilog, "Start failed: %v\n", err)
+		if errors.Is(err, ErrImageNotFound) {
+			return errorResult(id, KindImageMissing, "image %s: %v", image, err), nil
+		}
+		return errorResult(id, KindContainer, "start container from %s: %v", image, err), nil
+	}
+	defer func() {
+		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), closeTimeout)
+		defer cancel()
+		if err := sb.Close(cctx); err != nil {
+			e.opts.Logger.Warn("container not removed", "instance", id, "err", err)
+		}
+	}()
+
+	containerErr := func(step string, err error) (Result, error) {
+		if ctx.Err() != nil {
+			return Result{InstanceID: id}, ctx.Err()
+		}
+		fmt.Fprintf(&ilog, "%s: %v\n", step, err)
+		return errorResult(id, KindContainer, "%s: %v", step, err), nil
+	}
+
+	if err := sb.WriteFile(ctx, containerPatchPath, []byte(patch)); err != nil {
+		return containerErr("copy patch into container", err)
+	}
+	applied, applyOut, err := applyPatch(ctx, sb, &ilog)
+	if err == nil {
+		err = ctx.Err()
+	}
+	if err != nil {
+		return containerErr("apply patch", err)
+	}
+	if !applied {
+		fmt.Fprintf(&ilog, "%s:\n%s\n", markerApplyFailed, applyOut)
+		return errorResult(id, KindPatchApplyFailed, "%s: %s", markerApplyFailed, lastLines(applyOut, 5)), nil
+	}
+
+	if err := sb.WriteFile(ctx, containerEvalPath, []byte(script)); err != nil {
+		return containerErr("copy eval script into container", err)
+	}
+	start := time.Now()
+	out, _, timedOut, err := sb.Exec(ctx, "/bin/bash "+containerEvalPath, e.opts.Timeout)
+	fmt.Fprintf(&ilog, "Test runtime: %.2f seconds\n", time.Since(start).Seconds())
+	if ctx.Err() != nil {
+		// Interrupted: the output is of a killed run and must not be graded.
+		return Result{InstanceID: id}, ctx.Err()
+	}
+	if err != nil && !timedOut {
+		if out != "" {
+			if werr := writeFileAtomic(filepath.Join(dir, testOutputFile), []byte(out)); werr != nil {
+				return Result{InstanceID: id}, werr
+			}
+		}
+		return containerErr("run eval script", err)
+	}
+	if timedOut {
+		secs := int(e.opts.Timeout.Round(time.Second) / time.Second)
+		out += fmt.Sprintf("\n\nTimeout error: %d seconds exceeded.", secs)
+		if err := writeFileAtomic(filepath.Join(dir, testOutputFile), []byte(out)); err != nil {
+			return Result{InstanceID: id}, err
+		}
+		fmt.Fprintf(&ilog, "Tests timed out after %d seconds\n", secs)
+		return errorResult(id, KindTimeout, "eval script timed out after %d seconds", secs), nil
+	}
+	if err := writeFileAtomic(filepath.Join(dir, testOutputFile), []byte(out)); err != nil {
+		return Result{InstanceID: id}, err
+	}
+	res, err := gradeAndWrite(inst, out, dir)
+	if err == nil && res.Report != nil {
+		fmt.Fprintf(&ilog, "Result for %s: resolved: %t\n", id, res.Report.Resolved)
+	}
+	return res, err
+}
+
+// applyPatch applies /tmp/patch.diff with the harness's fallbacks. It reports whether the patch
+// is applied and the output of the last attempt; the error is for container failures.
+func applyPatch(ctx context.Context, sb Sandbox, ilog *strings.Builder) (bool, string, error) {
+	var last string
+	for i, cmd := range applyCommands {
+		if i > 0 {
+			if _, _, _, err := sb.Exec(ctx, resetTreeCommand, commandTimeout); err != nil {
+				return false, last, err
+			}
+		}
+		out, code, timedOut, err := sb.Exec(ctx, cmd, commandTimeout)
+		if err != nil {
+			return false, out, err
+		}
+		last = out
+		if code == 0 && !timedOut {
+			fmt.Fprintf(ilog, ">>>>> Applied Patch (%s):\n%s\n", cmd, out)
+			return true, out, nil
+		}
+		fmt.Fprintf(ilog, "Failed to apply patch to container (exit %d): %s\n%s\n", code, cmd, out)
+	}
+	// The chain may leave the patch fully applied while every command exited non-zero.
+	_, code, _, err := sb.Exec(ctx, reverseCheckCommand, commandTimeout)
+	if err != nil {
+		return false, last, err
+	}
+	if code == 0 {
+		fmt.Fprintf(ilog, ">>>>> Applied Patch: verified already applied\n")
+		return true, last, nil
+	}
+	return false, last, nil
+}
+
+func firstLine(s string) string {
+	s, _, _ = strings.Cut(strings.TrimSpace(s), "\n")
+	if len(s) > 80 {
+		s = s[:80] + "…"
+	}
+	return s
+}
+
+func lastLines(s string, n int) string {
+	ls := strings.Split(strings.TrimRight(s, "\n"), "\n")
+	if len(ls) > n {
+		ls = ls[len(ls)-n:]
+	}
+	return strings.Join(ls, " | ")
+}

@@ -1,0 +1,33 @@
+package logparse
+
+import (
+	"os"
+	"path/filepath"
+	"reflect"
+	"testing"
+)
+
+// TestDjangoMultiLineDescriptions parses a real django log (fixture from SWE-bench PR 314) whose
+// tests print a docstring line before "... ok"; the names must be those of the Verified row
+// django__django-16950 (its FAIL_TO_PASS and PASS_TO_PASS), all passed.
+func TestDjangoMultiLineDescriptions(t *testing.T) {
+	p := filepath.Join("..", "..", "..", "shared", "fixtures", "logs", "django_16950_log_output.txt")
+	data, err := os.ReadFile(p)
+	if err != nil {
+		abs, _ := filepath.Abs(p)
+		t.Fatalf("fixture not found (looked at %s): the shared fixtures must be at ../shared/fixtures relative to the repository root: %v", abs, err)
+	}
+	m, err := parseDjango(string(data), "django__django-16950")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]string{
+		"If form data is provided, a parent's auto-generated alternate key is":   Passed,
+		"#24377 - Inlines with a model field default should ignore that default": Passed,
+		"#24377 - If we're adding a new object, a parent's auto-generated pk":    Passed,
+		"#24958 - Variant of test_inlineformset_factory_nulls_default_pks for":   Passed,
+	}
+	if got := m.Statuses(); !reflect.DeepEqual(got, want) {
+		t.Errorf("got %q\nwant %q", got, want)
+	}
+}

@@ -1,0 +1,165 @@
+package eval
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/swebench-run/swebench-run/dataset"
+)
+
+// RegradeOptions says where RegradeFromLogs reads logs and writes reports.
+type RegradeOptions struct {
+	// LogsDir holds one folder per instance with its test_output.txt. It may be laid out like the
+	// harness's logs/run_evaluation/<run_id>/<model>/ (or the <run_id> folder above it, where the
+	// model folder is found by the predictions' model name), or like our own eval/ folder (or the
+	// run's output folder above it).
+	LogsDir string
+	// OutDir receives <id>/{patch.diff,eval.sh,test_output.txt,report.json} and the run report.
+	// It may be LogsDir itself, to regrade in place.
+	OutDir string
+	// RunID names the run report.
+	RunID string
+}
+
+// RegradeFromLogs grades existing test logs without containers and writes the reports as a normal
+// evaluation writes them. Predictions for instances not in insts are an error; an instance whose
+// log is missing is an error of that instance (KindNoTestOutput), not of the run.
+func RegradeFromLogs(opts RegradeOptions, insts []dataset.Instance, preds map[string]Prediction) (RunReport, []Result, error) {
+	if opts.RunID == "" {
+		return RunReport{}, nil, errors.New("regrade: empty run id; pass --run-id")
+	}
+	if fi, err := os.Stat(opts.LogsDir); err != nil || !fi.IsDir() {
+		return RunReport{}, nil, fmt.Errorf("regrade: logs directory %s: not found; pass the folder holding one sub-folder per instance with test_output.txt", opts.LogsDir)
+	}
+	if err := CheckPredictions(preds, insts); err != nil {
+		return RunReport{}, nil, err
+	}
+	byID := make(map[string]dataset.Instance, len(insts))
+	for _, inst := range insts {
+		byID[inst.InstanceID] = inst
+	}
+	ids := make([]string, 0, len(preds))
+	for id := range preds {
+		ids = append(ids, id)
+	}
+	sort.Strings(ids)
+
+	results := make(map[string]Result, len(ids))
+	var list []Result
+	for _, id := range ids {
+		res, err := regradeOne(opts, byID[id], preds[id])
+		if err != nil {
+			return RunReport{}, list, err
+		}
+		results[id] = res
+		list = append(list, res)
+	}
+	rep := BuildRunReport(insts, preds, results)
+	if _, err := WriteRunReport(opts.OutDir, ModelName(preds), opts.RunID, rep); err != nil {
+		return rep, list, err
+	}
+	return rep, list, nil
+}
+
+// logDirCandidates are the folders that may hold <id>/test_output.txt for a prediction.
+func logDirCandidates(root, model, runID string) []string {
+	m := strings.ReplaceAll(model, "/", "__")
+	return []string{
+		root,
+		filepath.Join(root, m),
+		filepath.Join(root, "eval"),
+		filepath.Join(root, runID, m),
+	}
+}
+
+// regradeOne grades one prediction from its log. The error is for failures of the run (an output
+// file not writable); an instance's own problems are in the Result.
+func regradeOne(opts RegradeOptions, inst dataset.Instance, pred Prediction) (Result, error) {
+	res := Result{InstanceID: inst.InstanceID}
+	if pred.Empty() {
+		res.Outcome = EmptyPatch
+		return res, nil
+	}
+	var srcDir string
+	var output []byte
+	cands := logDirCandidates(opts.LogsDir, pred.ModelNameOrPath, opts.RunID)
+	for _, c := range cands {
+		data, err := os.ReadFile(filepath.Join(c, inst.InstanceID, testOutputFile))
+		if err == nil {
+			srcDir, output = filepath.Join(c, inst.InstanceID), data
+			break
+		}
+		if !errors.Is(err, fs.ErrNotExist) {
+			return res, fmt.Errorf("regrade %s: %w", inst.InstanceID, err)
+		}
+	}
+	if srcDir == "" {
+		res.Outcome, res.ErrorKind = Error, KindNoTestOutput
+		res.Reason = fmt.Sprintf("no %s for %s under %s", testOutputFile, inst.InstanceID, strings.Join(cands, ", "))
+		return res, nil
+	}
+
+	dst := filepath.Join(opts.OutDir, inst.InstanceID)
+	if err := os.MkdirAll(dst, 0o755); err != nil {
+		return res, fmt.Errorf("regrade %s: %w", inst.InstanceID, err)
+	}
+	if !sameDir(srcDir, dst) {
+		script := []byte(EvalScript(inst.EvalScript))
+		if data, err := os.ReadFile(filepath.Join(srcDir, evalScriptFile)); err == nil {
+			script = data
+		}
+		for name, data := range map[string][]byte{
+			patchFile:      []byte(pred.Patch()),
+			evalScriptFile: script,
+			testOutputFile: output,
+		} {
+			if err := writeFileAtomic(filepath.Join(dst, name), data); err != nil {
+				return res, err
+			}
+		}
+	}
+	return gradeAndWrite(inst, string(output), dst)
+}
+
+func sameDir(a, b string) bool {
+	fa, errA := os.Stat(a)
+	fb, errB := os.Stat(b)
+	return errA == nil && errB == nil && os.SameFile(fa, fb)
+}
+
+// gradeAndWrite grades a log and writes report.json into dir.
+func gradeAndWrite(inst dataset.Instance, output, dir string) (Result, error) {
+	res := Result{InstanceID: inst.InstanceID}
+	rep, err := Grade(inst, output)
+	if err != nil {
+		res.Outcome, res.ErrorKind, res.Reason = Error, KindGrading, err.Error()
+		return res, nil
+	}
+	data, err := MarshalReport(rep)
+	if err != nil {
+		return res, fmt.Errorf("report %s: %w", inst.InstanceID, err)
+	}
+	if err := writeFileAtomic(filepath.Join(dir, reportFile), data); err != nil {
+		return res, err
+	}
+	res.Report = &rep
+	res.Outcome = Unresolved
+	if rep.Resolved {
+		res.Outcome = Resolved
+	}
+	return res, nil
+}
+
+// Files of an instance's evaluation folder, named as the harness names them.
+const (
+	patchFile      = "patch.diff"
+	evalScriptFile = "eval.sh"
+	testOutputFile = "test_output.txt"
+	reportFile     = "report.json"
+	instanceLog    = "run_instance.log"
+)

@@ -1,0 +1,246 @@
+package eval
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/swebench-run/swebench-run/dataset"
+)
+
+// MarshalJSON writes the report as the harness does: {"<instance_id>": {…}}.
+func (r InstanceReport) MarshalJSON() ([]byte, error) {
+	type plain InstanceReport
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(map[string]plain{r.InstanceID: plain(r)}); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
+}
+
+// UnmarshalJSON reads a report.json of exactly one instance.
+func (r *InstanceReport) UnmarshalJSON(data []byte) error {
+	type plain InstanceReport
+	var m map[string]plain
+	if err := json.Unmarshal(data, &m); err != nil {
+		return err
+	}
+	if len(m) != 1 {
+		return fmt.Errorf("report holds %d instances, want exactly 1", len(m))
+	}
+	for id, p := range m {
+		*r = InstanceReport(p)
+		r.InstanceID = id
+	}
+	return nil
+}
+
+// harnessJSON encodes v the way Python's json.dumps(v, indent=4) does: four-space indentation,
+// no HTML escaping, every non-ASCII character as a \uXXXX escape (ensure_ascii), no final newline.
+func harnessJSON(v any) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "    ")
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	b := bytes.TrimSuffix(buf.Bytes(), []byte("\n"))
+	return asciiEscape(b), nil
+}
+
+// asciiEscape replaces every non-ASCII character of a JSON text (which Go only puts inside string
+// literals) by its \uXXXX escape, with surrogate pairs beyond the BMP.
+func asciiEscape(b []byte) []byte {
+	out := make([]byte, 0, len(b))
+	for len(b) > 0 {
+		r, size := utf8.DecodeRune(b)
+		if r < utf8.RuneSelf {
+			out = append(out, b[0])
+			b = b[1:]
+			continue
+		}
+		if r > 0xFFFF {
+			r -= 0x10000
+			out = fmt.Appendf(out, `\u%04x\u%04x`, 0xD800+(r>>10), 0xDC00+(r&0x3FF))
+		} else {
+			out = fmt.Appendf(out, `\u%04x`, r)
+		}
+		b = b[size:]
+	}
+	return out
+}
+
+// MarshalReport returns the bytes of report.json as the harness writes them.
+func MarshalReport(r InstanceReport) ([]byte, error) { return harnessJSON(r) }
+
+// ReadReport reads a report.json written by this package or by the harness.
+func ReadReport(path string) (InstanceReport, error) {
+	var r InstanceReport
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return r, err
+	}
+	if len(bytes.TrimSpace(data)) == 0 {
+		return r, fmt.Errorf("read report %s: file is empty", path)
+	}
+	if err := json.Unmarshal(data, &r); err != nil {
+		return r, fmt.Errorf("read report %s: %w", path, err)
+	}
+	return r, nil
+}
+
+// Outcome is what became of one prediction in an evaluation.
+type Outcome string
+
+// Outcomes of one prediction. Error is kept apart from Unresolved: it means the prediction could
+// not be graded (patch did not apply, image missing, container died, timeout, …), see ErrorKind.
+const (
+	Resolved   Outcome = "resolved"
+	Unresolved Outcome = "unresolved"
+	EmptyPatch Outcome = "empty_patch"
+	Error      Outcome = "error"
+)
+
+// ErrorKind classifies an Error outcome.
+type ErrorKind string
+
+// Error kinds. The infrastructure kinds (ImageMissing, Container, Timeout) say nothing about the
+// patch; PatchApplyFailed and NotADiff are the prediction's fault; Grading means the log could
+// not be read the harness's way.
+const (
+	KindImageMissing     ErrorKind = "image_missing"
+	KindContainer        ErrorKind = "container"
+	KindTimeout          ErrorKind = "timeout"
+	KindPatchApplyFailed ErrorKind = "patch_apply_failed"
+	KindNotADiff         ErrorKind = "not_a_diff"
+	KindGrading          ErrorKind = "grading"
+	KindNoTestOutput     ErrorKind = "no_test_output"
+)
+
+// Infrastructure reports whether the error is the environment's fault rather than the patch's:
+// such instances are worth retrying.
+func (k ErrorKind) Infrastructure() bool {
+	return k == KindImageMissing || k == KindContainer || k == KindTimeout
+}
+
+// Result is the evaluation of one prediction.
+type Result struct {
+	InstanceID string
+	Outcome    Outcome
+	ErrorKind  ErrorKind       // set when Outcome is Error
+	Reason     string          // human-readable cause when Outcome is Error
+	Report     *InstanceReport // set when the prediction was graded (Resolved or Unresolved)
+}
+
+// RunReport is the harness's run report (schema_version 2), written as
+// <model with / → __>.<run_id>.json. ErrorReasons (an addition of ours) gives the cause of every
+// error id.
+type RunReport struct {
+	TotalInstances      int               `json:"total_instances"`
+	SubmittedInstances  int               `json:"submitted_instances"`
+	CompletedInstances  int               `json:"completed_instances"`
+	ResolvedInstances   int               `json:"resolved_instances"`
+	UnresolvedInstances int               `json:"unresolved_instances"`
+	EmptyPatchInstances int               `json:"empty_patch_instances"`
+	ErrorInstances      int               `json:"error_instances"`
+	CompletedIDs        []string          `json:"completed_ids"`
+	IncompleteIDs       []string          `json:"incomplete_ids"`
+	EmptyPatchIDs       []string          `json:"empty_patch_ids"`
+	SubmittedIDs        []string          `json:"submitted_ids"`
+	ResolvedIDs         []string          `json:"resolved_ids"`
+	UnresolvedIDs       []string          `json:"unresolved_ids"`
+	ErrorIDs            []string          `json:"error_ids"`
+	ErrorReasons        map[string]string `json:"error_reasons"`
+	SchemaVersion       int               `json:"schema_version"`
+}
+
+// BuildRunReport counts an evaluation the harness's way. insts is the dataset evaluated against
+// (total_instances), preds the submitted predictions, results the outcome of each prediction that
+// was evaluated. A dataset instance without a prediction is incomplete; a prediction with an
+// empty patch is counted, not run; a submitted prediction without a result is an error.
+func BuildRunReport(insts []dataset.Instance, preds map[string]Prediction, results map[string]Result) RunReport {
+	rep := RunReport{
+		TotalInstances: len(insts), SubmittedInstances: len(preds), SchemaVersion: 2,
+		CompletedIDs: []string{}, IncompleteIDs: []string{}, EmptyPatchIDs: []string{}, SubmittedIDs: []string{},
+		ResolvedIDs: []string{}, UnresolvedIDs: []string{}, ErrorIDs: []string{}, ErrorReasons: map[string]string{},
+	}
+	for id := range preds {
+		rep.SubmittedIDs = append(rep.SubmittedIDs, id)
+	}
+	for _, inst := range insts {
+		id := inst.InstanceID
+		p, ok := preds[id]
+		if !ok {
+			rep.IncompleteIDs = append(rep.IncompleteIDs, id)
+			continue
+		}
+		if p.Empty() {
+			rep.EmptyPatchIDs = append(rep.EmptyPatchIDs, id)
+			continue
+		}
+		res, ok := results[id]
+		switch {
+		case !ok:
+			rep.ErrorIDs = append(rep.ErrorIDs, id)
+			rep.ErrorReasons[id] = "not evaluated"
+		case res.Outcome == Resolved:
+			rep.CompletedIDs = append(rep.CompletedIDs, id)
+			rep.ResolvedIDs = append(rep.ResolvedIDs, id)
+		case res.Outcome == Unresolved:
+			rep.CompletedIDs = append(rep.CompletedIDs, id)
+			rep.UnresolvedIDs = append(rep.UnresolvedIDs, id)
+		case res.Outcome == EmptyPatch:
+			rep.EmptyPatchIDs = append(rep.EmptyPatchIDs, id)
+		default:
+			rep.ErrorIDs = append(rep.ErrorIDs, id)
+			rep.ErrorReasons[id] = string(res.ErrorKind) + ": " + res.Reason
+		}
+	}
+	for _, l := range [][]string{rep.CompletedIDs, rep.IncompleteIDs, rep.EmptyPatchIDs, rep.SubmittedIDs, rep.ResolvedIDs, rep.UnresolvedIDs, rep.ErrorIDs} {
+		sort.Strings(l)
+	}
+	rep.CompletedInstances = len(rep.CompletedIDs)
+	rep.ResolvedInstances = len(rep.ResolvedIDs)
+	rep.UnresolvedInstances = len(rep.UnresolvedIDs)
+	rep.EmptyPatchInstances = len(rep.EmptyPatchIDs)
+	rep.ErrorInstances = len(rep.ErrorIDs)
+	return rep
+}
+
+// RunReportName is the harness's file name of a run report: <model with / → __>.<run_id>.json.
+func RunReportName(model, runID string) string {
+	return strings.ReplaceAll(model, "/", "__") + "." + runID + ".json"
+}
+
+// WriteRunReport writes rep atomically into dir as RunReportName(model, runID) and returns the
+// path.
+func WriteRunReport(dir, model, runID string, rep RunReport) (string, error) {
+	if runID == "" {
+		return "", errors.New("write run report: empty run id")
+	}
+	data, err := harnessJSON(rep)
+	if err != nil {
+		return "", fmt.Errorf("write run report: %w", err)
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", fmt.Errorf("write run report: %w", err)
+	}
+	path := filepath.Join(dir, RunReportName(model, runID))
+	return path, writeFileAtomic(path, append(data, '\n'))
+}
+
+// ReadReportBytes decodes a report.json's content.
+func ReadReportBytes(data []byte) (InstanceReport, error) {
+	var r InstanceReport
+	err := json.Unmarshal(data, &r)
+	return r, err
+}
