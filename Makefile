@@ -23,12 +23,13 @@ unit:
 
 # The offline demo: the scripted model solves every demo instance in its own container.
 demo: build images
-	$(BIN) run --split demo/dataset.jsonl --model scripted --workers 4 -o $(DEMO_OUT) --redo-existing
+	$(BIN) run --split demo/dataset.jsonl --model scripted --workers 4 -o $(DEMO_OUT) --redo-existing --eval
 
 lint:
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
 	if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
 	$(GO) vet ./...
+	$(GO) run ./demo/gen -check
 
 clean:
 	rm -rf bin

@@ -100,6 +100,9 @@ type Result struct {
 	Stats      Stats
 }
 
+// errWallTime is the cause of the run context's end when the wall-time limit is reached.
+var errWallTime = errors.New("wall-time limit reached")
+
 // interrupt ends the loop by appending its messages (mini-swe-agent's InterruptAgentFlow).
 type interrupt struct{ messages []Message }
 
@@ -127,6 +130,14 @@ func (a *Agent) Run(ctx context.Context, task string) (Result, error) {
 	}
 	a.messages = append(a.messages, Message{"role": "system", "content": system}, Message{"role": "user", "content": instance})
 
+	// The wall-time limit also cuts a step that hangs (a model call or command that never
+	// returns); mini-swe-agent checks it only between steps.
+	parent := ctx
+	if limit := a.cfg.WallTimeLimitSeconds; limit > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeoutCause(ctx, time.Duration(limit)*time.Second, errWallTime)
+		defer cancel()
+	}
 	for {
 		stepErr := a.step(ctx, task)
 		var intr *interrupt
@@ -135,6 +146,8 @@ func (a *Agent) Run(ctx context.Context, task string) (Result, error) {
 			a.consecutiveFormat = 0
 		case errors.As(stepErr, &intr):
 			a.messages = append(a.messages, intr.messages...)
+		case parent.Err() == nil && errors.Is(context.Cause(ctx), errWallTime):
+			a.messages = append(a.messages, exitMessage(StatusTimeExceeded, StatusTimeExceeded, ""))
 		default:
 			return a.fail(stepErr)
 		}

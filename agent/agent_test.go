@@ -285,3 +285,150 @@ func TestRunStop(t *testing.T) {
 		t.Errorf("exit %q after %d calls, want Interrupted after 0", res.ExitStatus, m.n)
 	}
 }
+
+func TestRunRepeatedAction(t *testing.T) {
+	same := func() fakeReply { return toolReply(0.01, "pytest -x") }
+	tests := []struct {
+		name      string
+		max       int
+		replies   []fakeReply
+		outputs   map[string]Output
+		want      string
+		wantCalls int
+	}{
+		{"off", 0, []fakeReply{same(), same(), same(), same()}, nil, StatusLimitsExceeded, 4},
+		{"three in a row", 3, []fakeReply{same(), same(), same(), same()}, nil, StatusRepeatedAction, 3},
+		{"a different command resets the streak", 3,
+			[]fakeReply{same(), same(), toolReply(0, "ls"), same(), same()}, nil, StatusLimitsExceeded, 4},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			cfg := testConfig()
+			cfg.StepLimit = 4
+			cfg.MaxRepeatedActions = tt.max
+			m := &fakeModel{replies: tt.replies}
+			res, err, _ := runAgent(t, cfg, m, &fakeEnv{outputs: tt.outputs})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := res.ExitStatus; got != tt.want {
+				t.Errorf("exit status = %q, want %q", got, tt.want)
+			}
+			if got := m.n; got != tt.wantCalls {
+				t.Errorf("model calls = %d, want %d", got, tt.wantCalls)
+			}
+			if tt.want == StatusRepeatedAction {
+				n := len(res.Messages)
+				if got := res.Messages[n-2].Role(); got != "tool" {
+					t.Errorf("message before the exit is %q, want the last observation", got)
+				}
+			}
+		})
+	}
+}
+
+// A command repeated with a changing output is progress (e.g. a test run after edits).
+func TestRunRepeatedActionNeedsSameOutput(t *testing.T) {
+	cfg := testConfig()
+	cfg.StepLimit = 4
+	cfg.MaxRepeatedActions = 2
+	m := &fakeModel{replies: []fakeReply{toolReply(0, "date"), toolReply(0, "date"), toolReply(0, "date"), toolReply(0, "date")}}
+	n := 0
+	env := envFunc(func(cmd string) Output { n++; return Output{Output: fmt.Sprint(n)} })
+	a := New(cfg, m, env, nil)
+	a.Vars = map[string]any{"repo": "r"}
+	res, err := a.Run(context.Background(), "t")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := res.ExitStatus, StatusLimitsExceeded; got != want {
+		t.Errorf("exit status = %q, want %q", got, want)
+	}
+}
+
+type envFunc func(cmd string) Output
+
+func (f envFunc) Execute(_ context.Context, cmd string) (Output, error) { return f(cmd), nil }
+
+// Submission follows mini-swe-agent's Python rules: output.lstrip().splitlines(keepends=True).
+func TestSubmission(t *testing.T) {
+	tests := []struct {
+		name   string
+		out    Output
+		want   string
+		wantOK bool
+	}{
+		{"plain", Output{Output: SubmitMarker + "\ndiff\n"}, "diff\n", true},
+		{"leading blank lines and spaces", Output{Output: "\n \t" + SubmitMarker + "  \nd"}, "d", true},
+		{"marker only", Output{Output: SubmitMarker + "\n"}, "", true},
+		{"marker without newline", Output{Output: SubmitMarker}, "", true},
+		{"CRLF", Output{Output: SubmitMarker + "\r\nd\r\n"}, "d\r\n", true},
+		{"lone CR is a line break", Output{Output: SubmitMarker + "\rd"}, "d", true},
+		{"form feed is a line break", Output{Output: SubmitMarker + "\fd"}, "d", true},
+		{"failed command", Output{Output: SubmitMarker + "\nd", ReturnCode: 1}, "", false},
+		{"marker later", Output{Output: "x\n" + SubmitMarker + "\nd"}, "", false},
+		{"marker with suffix", Output{Output: SubmitMarker + "X\nd"}, "", false},
+		{"empty", Output{}, "", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, ok := submission(tt.out)
+			if got != tt.want || ok != tt.wantOK {
+				t.Errorf("submission = %q, %v, want %q, %v", got, ok, tt.want, tt.wantOK)
+			}
+		})
+	}
+}
+
+// Template variables merge as in mini-swe-agent: agent config < Vars < counters < task.
+func TestTemplateVars(t *testing.T) {
+	cfg := testConfig()
+	cfg.InstanceTemplate = "{{task}}|{{step_limit}}|{{system}}|{{n_model_calls}}|{{cost_limit}}"
+	a := New(cfg, &fakeModel{}, &fakeEnv{}, nil)
+	a.Vars = map[string]any{"system": "Linux", "task": "overridden", "step_limit": 99}
+	res, _ := a.Run(context.Background(), "the task")
+	if got, want := res.Messages[1].Content(), "the task|99|Linux|0|3.0"; got != want {
+		t.Errorf("instance message = %q, want %q", got, want)
+	}
+}
+
+// blockingModel never answers until its context ends.
+type blockingModel struct{}
+
+func (blockingModel) Query(ctx context.Context, _ []Message) (Reply, error) {
+	<-ctx.Done()
+	return Reply{}, fmt.Errorf("model call: %w", ctx.Err())
+}
+
+// A step that hangs is cut at the wall-time limit and the run ends with TimeExceeded, not with
+// an error (which would count as an infrastructure failure).
+func TestRunWallTimeCutsHangingStep(t *testing.T) {
+	cfg := testConfig()
+	cfg.WallTimeLimitSeconds = 1
+	a := New(cfg, blockingModel{}, &fakeEnv{}, nil)
+	a.Vars = map[string]any{"repo": "r"}
+	res, err := a.Run(context.Background(), "t")
+	if err != nil {
+		t.Fatalf("err = %v, want none", err)
+	}
+	if got, want := res.ExitStatus, StatusTimeExceeded; got != want {
+		t.Errorf("exit status = %q, want %q", got, want)
+	}
+}
+
+// Cancelling the caller's context is an interruption, not a time limit.
+func TestRunCancelled(t *testing.T) {
+	cfg := testConfig()
+	cfg.WallTimeLimitSeconds = 3600
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	a := New(cfg, blockingModel{}, &fakeEnv{}, nil)
+	a.Vars = map[string]any{"repo": "r"}
+	res, err := a.Run(ctx, "t")
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("err = %v, want context.Canceled", err)
+	}
+	if got, want := res.ExitStatus, StatusInterrupted; got != want {
+		t.Errorf("exit status = %q, want %q", got, want)
+	}
+}

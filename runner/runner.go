@@ -50,6 +50,10 @@ type Options struct {
 	// Stop, when closed, stops scheduling; running instances end at their next step
 	// (graceful shutdown). Cancelling ctx stops them at once.
 	Stop <-chan struct{}
+	// AfterInstance, when set, runs in the worker after an instance is recorded and its
+	// container removed, with its prediction (nil after an infrastructure failure); `run --eval`
+	// evaluates there, as soon as the prediction exists.
+	AfterInstance func(ctx context.Context, inst dataset.Instance, pred *results.Prediction)
 }
 
 // Summary is the outcome of a batch.
@@ -164,9 +168,12 @@ loop:
 		queued := time.Now()
 		opts.Progress.Event(Event{Instance: inst.InstanceID, Phase: PhaseQueued})
 		if !tryGo(g, gctx, opts.Stop, func() error {
-			rec, err := runInstance(gctx, inst, len(history[inst.InstanceID])+1, queued, renderer, opts)
+			rec, pred, err := runInstance(gctx, inst, len(history[inst.InstanceID])+1, queued, renderer, opts)
 			if err != nil {
 				return err
+			}
+			if opts.AfterInstance != nil {
+				opts.AfterInstance(gctx, inst, pred)
 			}
 			mu.Lock()
 			sum.Ran++
@@ -220,7 +227,7 @@ func tryGo(g *errgroup.Group, ctx context.Context, stop <-chan struct{}, f func(
 
 // runInstance runs one attempt of one instance and records it. The returned error is fatal for
 // the run (the output directory cannot be written).
-func runInstance(ctx context.Context, inst dataset.Instance, attempt int, queued time.Time, renderer *agent.Renderer, opts Options) (results.Record, error) {
+func runInstance(ctx context.Context, inst dataset.Instance, attempt int, queued time.Time, renderer *agent.Renderer, opts Options) (_ results.Record, pred *results.Prediction, _ error) {
 	id := inst.InstanceID
 	log := opts.Logger.With("instance", id, "attempt", attempt)
 	rec := results.Record{InstanceID: id, Attempt: attempt, ModelName: opts.ModelName, Queued: unix(queued), Host: opts.Engine.Host()}
@@ -229,7 +236,7 @@ func runInstance(ctx context.Context, inst dataset.Instance, attempt int, queued
 		Info: results.TrajectoryInfo{Config: opts.Config.Dump(), SwebenchRun: info}}
 
 	// finish records the attempt; a trajectory is written even when no container ever started.
-	finish := func(status string, cause error, res *agent.Result) (results.Record, error) {
+	finish := func(status string, cause error, res *agent.Result) (results.Record, *results.Prediction, error) {
 		rec.ExitStatus = status
 		rec.Category = Category(status)
 		if errors.Is(cause, model.ErrRetriesExhausted) || errors.Is(cause, context.Canceled) {
@@ -257,9 +264,8 @@ func runInstance(ctx context.Context, inst dataset.Instance, attempt int, queued
 			log.Info("instance finished", "status", status, "cost", rec.Cost, "steps", rec.Steps)
 		}
 		if err := opts.Out.WriteTrajectory(traj); err != nil {
-			return rec, err
+			return rec, nil, err
 		}
-		var pred *results.Prediction
 		if rec.Category == results.CategoryModel {
 			patch := ""
 			if res != nil {
@@ -267,7 +273,7 @@ func runInstance(ctx context.Context, inst dataset.Instance, attempt int, queued
 			}
 			pred = &results.Prediction{ModelNameOrPath: opts.ModelName, InstanceID: id, ModelPatch: patch}
 		}
-		return rec, opts.Out.Record(rec, pred)
+		return rec, pred, opts.Out.Record(rec, pred)
 	}
 
 	image, err := inst.ImageName(opts.ImageTemplate)
@@ -299,7 +305,7 @@ func runInstance(ctx context.Context, inst dataset.Instance, attempt int, queued
 	info.ContainerID = c.ID
 	cenv := newContainerEnv(c, env)
 
-	vars := templateVars(inst, opts.Config)
+	vars := templateVars(inst, opts.Config, image)
 	if cmd := opts.Config.Run.EnvStartupCommand; cmd != "" {
 		rendered, err := renderer.Render("run.env_startup_command", cmd, vars)
 		if err != nil {
@@ -337,14 +343,14 @@ func runInstance(ctx context.Context, inst dataset.Instance, attempt int, queued
 	opts.Progress.Event(Event{Instance: id, Phase: PhaseStep})
 	res, runErr := ag.Run(ctx, inst.ProblemStatement)
 	if runErr != nil && isOutputError(runErr) {
-		return rec, runErr
+		return rec, nil, runErr
 	}
-	rec, err = finish(res.ExitStatus, runErr, &res)
+	rec, pred, err = finish(res.ExitStatus, runErr, &res)
 	if err == nil && runErr != nil && errors.Is(runErr, model.ErrFatal) && !errors.Is(runErr, model.ErrBudgetExhausted) {
 		// Every other instance would fail the same way (e.g. a bad API key): stop the run.
-		return rec, fmt.Errorf("stopping the run: %w", runErr)
+		return rec, pred, fmt.Errorf("stopping the run: %w", runErr)
 	}
-	return rec, err
+	return rec, pred, err
 }
 
 // isOutputError reports whether err came from writing the output directory.
@@ -373,20 +379,16 @@ func fillTrajectory(t *results.Trajectory, res agent.Result) {
 	}
 }
 
-func templateVars(inst dataset.Instance, cfg *configs.Config) map[string]any {
-	vars := map[string]any{}
+// templateVars are the variables of the instance's templates: the config's (environment
+// settings such as {{timeout}}, model settings, the host's uname fields, as mini-swe-agent
+// provides them), then every dataset column by name (the row wins: {{version}} is the dataset's
+// version), then {{image}}.
+func templateVars(inst dataset.Instance, cfg *configs.Config, image string) map[string]any {
+	vars := cfg.TemplateVars()
 	for k, v := range inst.TemplateVars() {
 		vars[k] = v
 	}
-	// Environment settings are template variables in mini-swe-agent (e.g. {{ timeout }}).
-	vars["cwd"] = cfg.Environment.Cwd
-	if t := cfg.Environment.Timeout; t == float64(int(t)) {
-		vars["timeout"] = int(t)
-	} else {
-		vars["timeout"] = t
-	}
-	vars["env"] = cfg.Environment.Env
-	vars["model_name"] = cfg.Model.ModelName
+	vars["image"] = image
 	return vars
 }
 

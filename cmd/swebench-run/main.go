@@ -30,6 +30,10 @@ const usage = `swebench-run runs coding agents over SWE-bench-style datasets in 
 
 Usage:
   swebench-run [run] --split DATASET --model MODEL [flags]   run a batch (the default command)
+  swebench-run eval --predictions PATH|gold --split DATASET   grade predictions like the SWE-bench harness
+  swebench-run stats [--json] [--rebuild] OUTPUT_DIR           statuses, cost, steps, tokens, durations, resolved
+  swebench-run inspect TRAJ|OUTPUT_DIR                       show a trajectory (or a run's trajectories) in the terminal
+  swebench-run config show|list [-c …]                       print the resolved config, or the shipped configs
   swebench-run cleanup [--all]                               remove containers this tool left behind
   swebench-run datasets                                      list the named datasets
   swebench-run version                                       print the version
@@ -60,6 +64,14 @@ func run(args []string, stdout, stderr io.Writer) int {
 	switch cmd {
 	case "run":
 		err = runCommand(ctx, stop, args, stdout, stderr)
+	case "eval":
+		err = evalCommand(ctx, stop, args, stdout, stderr)
+	case "inspect":
+		err = inspectCommand(args, stdout, stderr)
+	case "config":
+		err = configCommand(args, stdout, stderr)
+	case "stats":
+		err = statsCommand(args, stdout, stderr)
 	case "cleanup":
 		err = cleanupCommand(ctx, args, stdout, stderr)
 	case "datasets":

@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"path/filepath"
 	"reflect"
 	"time"
 
@@ -13,19 +14,16 @@ import (
 
 // prepareManifest writes run.json for a new run, or checks that a resume uses the same model,
 // config and dataset as the run it continues (unless --force) and updates it.
-func prepareManifest(out *results.Dir, f runFlags, cfg *configs.Config, loaded *dataset.Loaded, n int, modelName string) (*results.Manifest, error) {
-	src, err := json.Marshal(loaded.Source)
-	if err != nil {
-		return nil, err
-	}
-	sel, err := json.Marshal(f.sel)
+func prepareManifest(out *results.Dir, f runFlags, cfg *configs.Config, loaded *dataset.Loaded, modelName string) (*results.Manifest, error) {
+	dm := loaded.Manifest()
+	ds, err := json.Marshal(dm)
 	if err != nil {
 		return nil, err
 	}
 	now := time.Now().UTC()
 	cur := &results.Manifest{
 		Tool: "swebench-run", Version: version, RunID: f.runID, Created: now, Updated: now,
-		Model: modelName, Dataset: src, Selection: sel, Instances: n, Config: cfg.Dump(),
+		Model: modelName, Dataset: ds, Instances: dm.Instances, Config: cfg.Dump(),
 	}
 	prev, err := results.ReadManifest(out.Path())
 	if err != nil {
@@ -54,16 +52,15 @@ func incompatible(prev, cur *results.Manifest) string {
 	if !reflect.DeepEqual(normalize(prev.Config), normalize(cur.Config)) {
 		return "config"
 	}
-	var a, b struct {
-		ResolvedSHA string `json:"resolved_sha"`
-		Files       []struct {
-			SHA256 string `json:"sha256"`
-		} `json:"files"`
-	}
+	// The selection may change between resumes (e.g. a --filter subset first); the dataset may not.
+	var a, b dataset.Manifest
 	_ = json.Unmarshal(prev.Dataset, &a)
 	_ = json.Unmarshal(cur.Dataset, &b)
-	if a.ResolvedSHA != b.ResolvedSHA || !reflect.DeepEqual(a.Files, b.Files) {
-		return "dataset revision"
+	a.Selection, b.Selection = nil, nil
+	a.IDsSHA256, b.IDsSHA256 = "", ""
+	a.Instances, b.Instances = 0, 0
+	if err := a.Comparable(b); err != nil {
+		return "dataset (" + err.Error() + ")"
 	}
 	return ""
 }
@@ -75,4 +72,13 @@ func normalize(v any) any {
 	var out any
 	_ = json.Unmarshal(data, &out)
 	return out
+}
+
+// readManifestBeside returns the run id of the run.json next to a predictions file, if any.
+func readManifestBeside(predsPath string) (string, error) {
+	man, err := results.ReadManifest(filepath.Dir(predsPath))
+	if err != nil || man == nil {
+		return "", err
+	}
+	return man.RunID, nil
 }

@@ -22,6 +22,7 @@ import (
 	"github.com/swebench-run/swebench-run/configs"
 	"github.com/swebench-run/swebench-run/dataset"
 	"github.com/swebench-run/swebench-run/dockerenv"
+	"github.com/swebench-run/swebench-run/eval"
 	"github.com/swebench-run/swebench-run/model"
 	"github.com/swebench-run/swebench-run/results"
 	"github.com/swebench-run/swebench-run/runner"
@@ -40,6 +41,8 @@ type runFlags struct {
 	cpus                            float64
 	pids                            int64
 	maxCost                         float64
+	eval                            bool
+	evalTimeout                     time.Duration
 }
 
 func (f *runFlags) register(fs *flag.FlagSet) {
@@ -71,6 +74,8 @@ func (f *runFlags) register(fs *flag.FlagSet) {
 	fs.Int64Var(&f.pids, "pids-limit", 0, "process limit per container (default 4096; -1 unlimited)")
 	fs.StringVar(&f.network, "network", "", "container network mode: bridge (default) or none")
 	fs.Float64Var(&f.maxCost, "max-cost", 0, "run-wide cost limit in dollars: no instance starts after it is spent (0 = none)")
+	fs.BoolVar(&f.eval, "eval", false, "evaluate each prediction as soon as it exists (in a fresh container), and write the run report to <out>/eval")
+	fs.DurationVar(&f.evalTimeout, "eval-timeout", eval.DefaultTimeout, "with --eval: time limit of one instance's eval script")
 }
 
 // splitConfigArgs separates -c values into files and key=value overrides.
@@ -143,19 +148,15 @@ func runCommand(ctx context.Context, stop <-chan struct{}, args []string, stdout
 		fmt.Fprintf(stderr, "swebench-run: config key %s has no meaning here and is ignored\n", k)
 	}
 
-	loaded, err := dataset.Load(ctx, f.split, dataset.LoadOptions{Progress: stderr})
+	require := dataset.RequireRun
+	if f.eval {
+		require = dataset.RequireEval
+	}
+	loaded, err := dataset.Load(ctx, f.split, dataset.LoadOptions{Progress: stderr, Selection: &f.sel, Require: require})
 	if err != nil {
 		return err
 	}
-	insts, err := f.sel.Apply(loaded.Instances)
-	if err != nil {
-		return fmt.Errorf("%w: %v", errUsage, err)
-	}
-	for i := range insts {
-		if err := insts[i].ValidateForRun(); err != nil {
-			return fmt.Errorf("dataset %s: instance %s: %w", f.split, insts[i].InstanceID, err)
-		}
-	}
+	insts := loaded.Instances
 	if f.dryRun {
 		return printDryRun(stdout, stderr, insts, f.imageTemplate)
 	}
@@ -175,7 +176,7 @@ func runCommand(ctx context.Context, stop <-chan struct{}, args []string, stdout
 	if out.TornLedger {
 		fmt.Fprintf(stderr, "swebench-run: %s: the last line of %s was torn by a crash and was dropped; that instance will run again\n", f.out, results.LedgerFile)
 	}
-	man, err := prepareManifest(out, f, cfg, loaded, len(insts), modelName)
+	man, err := prepareManifest(out, f, cfg, loaded, modelName)
 	if err != nil {
 		return err
 	}
@@ -207,12 +208,34 @@ func runCommand(ctx context.Context, stop <-chan struct{}, args []string, stdout
 		runBudget = budget
 	}
 	progress := chooseProgress(f, stderr)
-	sum, runErr := runner.Run(ctx, insts, runner.Options{
+	opts := runner.Options{
 		RunID: man.RunID, Version: version, Workers: f.workers, Config: cfg, Models: models,
 		ModelName: modelName, Engine: engine, Out: out, ImageTemplate: f.imageTemplate, Pull: pull,
 		Limits: limits, RedoExisting: f.redo, MaxAttempts: f.maxAttempts, Progress: progress,
 		Logger: logger, Stop: stop, Budget: runBudget,
-	})
+	}
+	var ev *eval.Evaluator
+	if f.eval {
+		evalDir := filepath.Join(f.out, "eval")
+		if ev, err = newEvaluator(engine, evalDir, man.RunID, f.workers, f.evalTimeout, f.redo, f.imageTemplate, pull, stop, stderr); err != nil {
+			return err
+		}
+		opts.AfterInstance = func(ctx context.Context, inst dataset.Instance, pred *results.Prediction) {
+			if pred == nil {
+				return
+			}
+			patch := pred.ModelPatch
+			if _, err := ev.Evaluate(ctx, inst, eval.Prediction{InstanceID: pred.InstanceID, ModelNameOrPath: pred.ModelNameOrPath, ModelPatch: &patch}); err != nil {
+				logger.Warn("evaluation failed", "instance", inst.InstanceID, "err", err)
+			}
+		}
+	}
+	sum, runErr := runner.Run(ctx, insts, opts)
+	if ev != nil && runErr == nil {
+		if err := reportEval(ctx, ev, insts, out, man.RunID, stdout); err != nil {
+			runErr = err
+		}
+	}
 	// Safety net: whatever happened, no container of this run outlives it.
 	if n, err := engine.Sweep(ctx, dockerenv.ByRun(man.RunID)); err != nil {
 		fmt.Fprintln(stderr, "swebench-run: warning: removing this run's containers:", err)
@@ -228,6 +251,27 @@ func runCommand(ctx context.Context, stop <-chan struct{}, args []string, stdout
 	case sum.Failed > 0:
 		return &exitStatusError{code: exitFailedInsts, msg: fmt.Sprintf("%d instances ended with infrastructure failures; rerun the same command to retry them", sum.Failed)}
 	}
+	return nil
+}
+
+// reportEval writes the run report of `run --eval` from every prediction of the output directory
+// (instances evaluated earlier keep their reports) and prints the resolved rate.
+func reportEval(ctx context.Context, ev *eval.Evaluator, insts []dataset.Instance, out *results.Dir, runID string, stdout io.Writer) error {
+	preds := map[string]eval.Prediction{}
+	for id, p := range out.Predictions() {
+		patch := p.ModelPatch
+		preds[id] = eval.Prediction{InstanceID: id, ModelNameOrPath: p.ModelNameOrPath, ModelPatch: &patch}
+	}
+	preds = onlySelected(preds, insts)
+	rep, results, err := ev.Run(ctx, insts, preds)
+	if err != nil {
+		return err
+	}
+	path, err := eval.WriteRunReport(filepath.Join(out.Path(), "eval"), eval.ModelName(preds), runID, rep)
+	if err != nil {
+		return err
+	}
+	printEvalSummary(stdout, rep, results, path)
 	return nil
 }
 

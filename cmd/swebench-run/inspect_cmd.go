@@ -1,0 +1,374 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+	"text/tabwriter"
+)
+
+// inspectCommand implements `swebench-run inspect TRAJ|DIR`: a trajectory as plain text (no
+// colours, so it reads well through `less`), or a table of the trajectories of a run directory.
+func inspectCommand(args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("inspect", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	full := fs.Bool("full", false, "show messages and outputs in full, without truncation")
+	lines := fs.Int("lines", 20, "lines shown of each output and message (first and last halves)")
+	system := fs.Bool("system", false, "also show the system and instance messages")
+	fs.Usage = func() {
+		fmt.Fprint(stderr, `Usage: swebench-run inspect [flags] TRAJ.traj.json | RUN_DIR
+
+Shows a trajectory (ours or mini-swe-agent's) step by step: the model's reasoning, the commands,
+their return codes and outputs (truncated unless --full), cost and exit status. Given a run
+directory, lists its trajectories. Pipe into a pager: swebench-run inspect T | less
+
+Flags:
+`)
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return nil
+		}
+		return &exitStatusError{code: exitUsage}
+	}
+	if fs.NArg() != 1 {
+		return fmt.Errorf("%w: inspect takes one trajectory file or run directory", errUsage)
+	}
+	if *lines < 2 {
+		return fmt.Errorf("%w: --lines must be at least 2", errUsage)
+	}
+	limit := *lines
+	if *full {
+		limit = 0
+	}
+	path := fs.Arg(0)
+	st, err := os.Stat(path)
+	if err != nil {
+		return fmt.Errorf("inspect: %w", err)
+	}
+	if st.IsDir() {
+		return inspectDir(path, stdout)
+	}
+	t, err := readInspectTrajectory(path)
+	if err != nil {
+		return err
+	}
+	p := &trajPrinter{w: stdout, limit: limit, system: *system}
+	return p.print(t)
+}
+
+// inspectTraj is a trajectory as inspect reads it: mini-swe-agent-1.1 (ours or the peer's) or a
+// bare message list (mini-swe-agent v1 test data).
+type inspectTraj struct {
+	Info struct {
+		ModelStats struct {
+			InstanceCost float64 `json:"instance_cost"`
+			APICalls     int     `json:"api_calls"`
+		} `json:"model_stats"`
+		Config       map[string]any `json:"config"`
+		MiniVersion  string         `json:"mini_version"`
+		ExitStatus   string         `json:"exit_status"`
+		Submission   string         `json:"submission"`
+		ExceptionStr string         `json:"exception_str"`
+		SwebenchRun  *struct {
+			Version string `json:"version"`
+			Image   string `json:"image"`
+			Tokens  struct {
+				Input  int `json:"input"`
+				Output int `json:"output"`
+			} `json:"tokens"`
+		} `json:"swebench_run"`
+	} `json:"info"`
+	Messages         []map[string]any `json:"messages"`
+	TrajectoryFormat string           `json:"trajectory_format"`
+	InstanceID       string           `json:"instance_id"`
+}
+
+func readInspectTrajectory(path string) (*inspectTraj, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("inspect: %w", err)
+	}
+	t := &inspectTraj{}
+	trimmed := bytes.TrimSpace(data)
+	if len(trimmed) > 0 && trimmed[0] == '[' {
+		err = json.Unmarshal(trimmed, &t.Messages)
+	} else {
+		err = json.Unmarshal(trimmed, t)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("inspect: %s is not a trajectory: %w", path, err)
+	}
+	if t.InstanceID == "" {
+		t.InstanceID = strings.TrimSuffix(filepath.Base(path), ".traj.json")
+	}
+	return t, nil
+}
+
+type trajPrinter struct {
+	w      io.Writer
+	limit  int
+	system bool
+	err    error
+}
+
+func (p *trajPrinter) printf(format string, args ...any) {
+	if p.err == nil {
+		_, p.err = fmt.Fprintf(p.w, format, args...)
+	}
+}
+
+func (p *trajPrinter) print(t *inspectTraj) error {
+	info := t.Info
+	p.printf("instance     %s\n", t.InstanceID)
+	if m, ok := info.Config["model"].(map[string]any); ok {
+		if name, _ := m["model_name"].(string); name != "" {
+			p.printf("model        %s\n", name)
+		}
+	}
+	switch {
+	case info.SwebenchRun != nil:
+		p.printf("written by   swebench-run %s\n", info.SwebenchRun.Version)
+	case info.MiniVersion != "":
+		p.printf("written by   mini-swe-agent %s\n", info.MiniVersion)
+	}
+	status := info.ExitStatus
+	if status == "" {
+		status = lastExitStatus(t.Messages)
+	}
+	p.printf("exit status  %s\n", orDash(status))
+	p.printf("model calls  %d\n", max(info.ModelStats.APICalls, countRole(t.Messages, "assistant")))
+	p.printf("cost         $%.4f\n", info.ModelStats.InstanceCost)
+	if r := info.SwebenchRun; r != nil && (r.Tokens.Input > 0 || r.Tokens.Output > 0) {
+		p.printf("tokens       %d in, %d out\n", r.Tokens.Input, r.Tokens.Output)
+	}
+	p.printf("messages     %d\n", len(t.Messages))
+
+	step := 0
+	for i, m := range t.Messages {
+		role, _ := m["role"].(string)
+		extra, _ := m["extra"].(map[string]any)
+		switch {
+		case role == "system" || (role == "user" && i == 1 && extra == nil && step == 0):
+			if p.system {
+				p.printf("\n── %s ──\n", role)
+				p.block(messageText(m), "", "")
+			}
+		case role == "assistant":
+			step++
+			cost := ""
+			if c, ok := extra["cost"].(float64); ok {
+				cost = fmt.Sprintf("  ($%.4f)", c)
+			}
+			p.printf("\n━━ step %d%s ━━\n", step, cost)
+			if text := strings.TrimSpace(messageText(m)); text != "" {
+				p.block(text, "  ", "  ")
+			}
+			for _, cmd := range messageCommands(m) {
+				p.block(cmd, "  $ ", "    ")
+			}
+		case role == "tool" || role == "user" && extra["interrupt_type"] == nil:
+			out, rc := observation(m)
+			p.printf("  → returncode %s", rc)
+			if ei, _ := extra["exception_info"].(string); ei != "" {
+				p.printf("  (%s)", oneLine(ei, 160))
+			}
+			p.printf("\n")
+			if strings.TrimSpace(out) != "" {
+				p.block(strings.TrimRight(out, "\n"), "    ", "    ")
+			}
+		case role == "user":
+			step++
+			p.printf("\n━━ step %d: %s ━━\n", step, extra["interrupt_type"])
+			p.block(strings.TrimSpace(messageText(m)), "  ", "  ")
+		case role == "exit":
+			st, _ := extra["exit_status"].(string)
+			p.printf("\n━━ exit: %s ━━\n", st)
+			text := messageText(m)
+			if sub, _ := extra["submission"].(string); sub != "" {
+				p.printf("  submission (%d lines):\n", strings.Count(sub, "\n")+1)
+				text = sub
+			}
+			if strings.TrimSpace(text) != "" {
+				p.block(strings.TrimRight(text, "\n"), "    ", "    ")
+			}
+		default:
+			p.printf("\n── %s ──\n", role)
+			p.block(messageText(m), "  ", "  ")
+		}
+	}
+	return p.err
+}
+
+// block prints text with the first line after first and the others after rest, keeping the
+// first and last limit/2 lines when it is longer.
+func (p *trajPrinter) block(text, first, rest string) {
+	lines := strings.Split(text, "\n")
+	if p.limit > 0 && len(lines) > p.limit {
+		head, tail := p.limit/2, p.limit-p.limit/2
+		elided := len(lines) - head - tail
+		lines = append(append(lines[:head:head], fmt.Sprintf("… %d lines elided (--full shows them) …", elided)), lines[len(lines)-tail:]...)
+	}
+	for i, l := range lines {
+		prefix := rest
+		if i == 0 {
+			prefix = first
+		}
+		p.printf("%s%s\n", prefix, l)
+	}
+}
+
+// messageText returns a message's text: a string content, or the text blocks of a list content.
+func messageText(m map[string]any) string {
+	switch c := m["content"].(type) {
+	case string:
+		return c
+	case []any:
+		var parts []string
+		for _, b := range c {
+			bm, _ := b.(map[string]any)
+			if s, ok := bm["text"].(string); ok {
+				parts = append(parts, s)
+			} else if s, ok := bm["thinking"].(string); ok {
+				parts = append(parts, "[thinking] "+s)
+			}
+		}
+		return strings.Join(parts, "\n")
+	}
+	return ""
+}
+
+// messageCommands returns the commands of an assistant message: extra.actions when recorded,
+// else its tool calls (OpenAI or Anthropic shape), else its text-mode command blocks.
+func messageCommands(m map[string]any) []string {
+	var cmds []string
+	extra, _ := m["extra"].(map[string]any)
+	if acts, ok := extra["actions"].([]any); ok {
+		for _, a := range acts {
+			am, _ := a.(map[string]any)
+			if c, ok := am["command"].(string); ok {
+				cmds = append(cmds, c)
+			}
+		}
+		return cmds
+	}
+	calls, _ := m["tool_calls"].([]any)
+	for _, c := range calls {
+		cm, _ := c.(map[string]any)
+		fn, _ := cm["function"].(map[string]any)
+		args, _ := fn["arguments"].(string)
+		var v struct {
+			Command string `json:"command"`
+		}
+		if json.Unmarshal([]byte(args), &v) == nil && v.Command != "" {
+			cmds = append(cmds, v.Command)
+		}
+	}
+	if blocks, ok := m["content"].([]any); ok {
+		for _, b := range blocks {
+			bm, _ := b.(map[string]any)
+			in, _ := bm["input"].(map[string]any)
+			if c, ok := in["command"].(string); ok && bm["type"] == "tool_use" {
+				cmds = append(cmds, c)
+			}
+		}
+	}
+	if len(cmds) == 0 {
+		// Text mode without recorded actions (mini-swe-agent v1): the fenced command blocks.
+		for _, f := range textActionRe.FindAllStringSubmatch(messageText(m), -1) {
+			cmds = append(cmds, strings.TrimSpace(f[1]))
+		}
+	}
+	return cmds
+}
+
+// textActionRe finds mini-swe-agent's text-mode command blocks.
+var textActionRe = regexp.MustCompile("(?s)```mswea_bash_command\\s*\\n(.*?)\\n```")
+
+// observation returns a command's output and return code: from extra when recorded, else the
+// rendered message.
+func observation(m map[string]any) (string, string) {
+	extra, _ := m["extra"].(map[string]any)
+	out, ok := extra["raw_output"].(string)
+	if !ok {
+		out = messageText(m)
+	}
+	rc := "?"
+	if v, ok := extra["returncode"]; ok && v != nil {
+		rc = fmt.Sprint(v)
+	}
+	return out, rc
+}
+
+func lastExitStatus(msgs []map[string]any) string {
+	if len(msgs) == 0 {
+		return ""
+	}
+	extra, _ := msgs[len(msgs)-1]["extra"].(map[string]any)
+	s, _ := extra["exit_status"].(string)
+	return s
+}
+
+func countRole(msgs []map[string]any, role string) int {
+	n := 0
+	for _, m := range msgs {
+		if m["role"] == role {
+			n++
+		}
+	}
+	return n
+}
+
+func oneLine(s string, n int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if r := []rune(s); len(r) > n {
+		return string(r[:n]) + "…"
+	}
+	return s
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
+// inspectDir lists the trajectories of a run directory (<dir>/<id>/<id>.traj.json).
+func inspectDir(dir string, stdout io.Writer) error {
+	files, err := filepath.Glob(filepath.Join(dir, "*", "*.traj.json"))
+	if err != nil {
+		return err
+	}
+	if len(files) == 0 {
+		return fmt.Errorf("inspect: no trajectories (<id>/<id>.traj.json) in %s", dir)
+	}
+	sort.Strings(files)
+	tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "INSTANCE\tEXIT STATUS\tCALLS\tCOST\tPATCH LINES")
+	var total float64
+	for _, f := range files {
+		t, err := readInspectTrajectory(f)
+		if err != nil {
+			fmt.Fprintf(tw, "%s\t(unreadable: %v)\t\t\t\n", filepath.Base(filepath.Dir(f)), err)
+			continue
+		}
+		patch := 0
+		if s := t.Info.Submission; s != "" {
+			patch = strings.Count(s, "\n")
+		}
+		total += t.Info.ModelStats.InstanceCost
+		fmt.Fprintf(tw, "%s\t%s\t%d\t$%.4f\t%d\n", t.InstanceID, orDash(t.Info.ExitStatus), t.Info.ModelStats.APICalls, t.Info.ModelStats.InstanceCost, patch)
+	}
+	fmt.Fprintf(tw, "%d trajectories\t\t\t$%.4f\t\n", len(files), total)
+	return tw.Flush()
+}
