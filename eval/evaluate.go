@@ -16,6 +16,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/swebench-run/swebench-run/dataset"
+	"github.com/swebench-run/swebench-run/results"
 )
 
 // Sandbox is a fresh container of an instance image, used for one evaluation.
@@ -298,10 +299,10 @@ func (e *Evaluator) Evaluate(ctx context.Context, inst dataset.Instance, pred Pr
 	}
 	patch := pred.Patch()
 	script := EvalScript(inst.EvalScript)
-	if err := writeFileAtomic(filepath.Join(dir, patchFile), []byte(patch)); err != nil {
+	if err := results.WriteFileAtomic(filepath.Join(dir, patchFile), []byte(patch), 0o644); err != nil {
 		return res, err
 	}
-	if err := writeFileAtomic(filepath.Join(dir, evalScriptFile), []byte(script)); err != nil {
+	if err := results.WriteFileAtomic(filepath.Join(dir, evalScriptFile), []byte(script), 0o644); err != nil {
 		return res, err
 	}
 
@@ -343,7 +344,7 @@ func (e *Evaluator) runInContainer(ctx context.Context, inst dataset.Instance, p
 	var ilog strings.Builder
 	defer func() {
 		// The instance log is for humans; losing it must not fail the run.
-		_ = writeFileAtomic(filepath.Join(dir, instanceLog), []byte(ilog.String()))
+		_ = results.WriteFileAtomic(filepath.Join(dir, instanceLog), []byte(ilog.String()), 0o644)
 	}()
 	if !looksLikeDiff(patch) {
 		fmt.Fprintf(&ilog, "%s: the prediction's model_patch has no diff headers (diff --git / --- / +++ / @@); it is not a patch\n", markerApplyFailed)
@@ -409,7 +410,7 @@ func (e *Evaluator) runInContainer(ctx context.Context, inst dataset.Instance, p
 	}
 	if err != nil && !timedOut {
 		if out != "" {
-			if werr := writeFileAtomic(filepath.Join(dir, testOutputFile), []byte(out)); werr != nil {
+			if werr := results.WriteFileAtomic(filepath.Join(dir, testOutputFile), []byte(out), 0o644); werr != nil {
 				return Result{InstanceID: id}, werr
 			}
 		}
@@ -418,13 +419,13 @@ func (e *Evaluator) runInContainer(ctx context.Context, inst dataset.Instance, p
 	if timedOut {
 		secs := int(e.opts.Timeout.Round(time.Second) / time.Second)
 		out += fmt.Sprintf("\n\nTimeout error: %d seconds exceeded.", secs)
-		if err := writeFileAtomic(filepath.Join(dir, testOutputFile), []byte(out)); err != nil {
+		if err := results.WriteFileAtomic(filepath.Join(dir, testOutputFile), []byte(out), 0o644); err != nil {
 			return Result{InstanceID: id}, err
 		}
 		fmt.Fprintf(&ilog, "Tests timed out after %d seconds\n", secs)
 		return errorResult(id, KindTimeout, "eval script timed out after %d seconds", secs), nil
 	}
-	if err := writeFileAtomic(filepath.Join(dir, testOutputFile), []byte(out)); err != nil {
+	if err := results.WriteFileAtomic(filepath.Join(dir, testOutputFile), []byte(out), 0o644); err != nil {
 		return Result{InstanceID: id}, err
 	}
 	res, err := gradeAndWrite(inst, out, dir)

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/swebench-run/swebench-run/dataset"
+	"github.com/swebench-run/swebench-run/results"
 )
 
 // RegradeOptions says where RegradeFromLogs reads logs and writes reports.
@@ -118,7 +119,7 @@ func regradeOne(opts RegradeOptions, inst dataset.Instance, pred Prediction) (Re
 			evalScriptFile: script,
 			testOutputFile: output,
 		} {
-			if err := writeFileAtomic(filepath.Join(dst, name), data); err != nil {
+			if err := results.WriteFileAtomic(filepath.Join(dst, name), data, 0o644); err != nil {
 				return res, err
 			}
 		}
@@ -144,7 +145,7 @@ func gradeAndWrite(inst dataset.Instance, output, dir string) (Result, error) {
 	if err != nil {
 		return res, fmt.Errorf("report %s: %w", inst.InstanceID, err)
 	}
-	if err := writeFileAtomic(filepath.Join(dir, reportFile), data); err != nil {
+	if err := results.WriteFileAtomic(filepath.Join(dir, reportFile), data, 0o644); err != nil {
 		return res, err
 	}
 	res.Report = &rep

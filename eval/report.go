@@ -12,6 +12,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/swebench-run/swebench-run/dataset"
+	"github.com/swebench-run/swebench-run/results"
 )
 
 // MarshalJSON writes the report as the harness does: {"<instance_id>": {…}}.
@@ -235,7 +236,7 @@ func WriteRunReport(dir, model, runID string, rep RunReport) (string, error) {
 		return "", fmt.Errorf("write run report: %w", err)
 	}
 	path := filepath.Join(dir, RunReportName(model, runID))
-	return path, writeFileAtomic(path, append(data, '\n'))
+	return path, results.WriteFileAtomic(path, append(data, '\n'), 0o644)
 }
 
 // ReadReportBytes decodes a report.json's content.
