@@ -127,44 +127,121 @@ func (j *JSONEvents) write(v any) {
 	j.W.Write(append(b, '\n'))
 }
 
-// Bar is the live display on a terminal: done/total, ETA, running cost and counts by status.
+// Bar is the live display on a terminal, redrawn in place: an overall bar (done/total, elapsed,
+// ETA from progressbar), cost so far and projected, counts by exit status, and one line per
+// running instance with its phase, step and cost.
 type Bar struct {
-	W   io.Writer
-	t   tally
-	bar *progressbar.ProgressBar
+	W io.Writer
+	// MaxLines bounds the running-instance lines shown (default 16; the rest are counted).
+	MaxLines int
+
+	t       tally
+	bar     *progressbar.ProgressBar
+	running map[string]Event
+	drawn   int
+	stop    chan struct{}
+	done    chan struct{}
 }
 
 func (b *Bar) Start(total, skipped int) {
 	b.t.mu.Lock()
-	defer b.t.mu.Unlock()
 	b.t.begin(total)
+	b.running = map[string]Event{}
+	if b.MaxLines == 0 {
+		b.MaxLines = 16
+	}
 	b.bar = progressbar.NewOptions(total,
-		progressbar.OptionSetWriter(b.W),
-		progressbar.OptionSetDescription(fmt.Sprintf("running (%d skipped)", skipped)),
+		progressbar.OptionSetWriter(io.Discard), // we draw its String() ourselves, with more lines
 		progressbar.OptionShowCount(),
 		progressbar.OptionSetPredictTime(true),
-		progressbar.OptionShowElapsedTimeOnFinish(),
+		progressbar.OptionSetElapsedTime(true),
 		progressbar.OptionSetWidth(30),
-		progressbar.OptionThrottle(200*time.Millisecond),
-		progressbar.OptionClearOnFinish(),
+		progressbar.OptionSetDescription(fmt.Sprintf("(%d already done)", skipped)),
 	)
+	b.stop, b.done = make(chan struct{}), make(chan struct{})
+	b.t.mu.Unlock()
+	go b.loop()
+}
+
+func (b *Bar) loop() {
+	defer close(b.done)
+	tick := time.NewTicker(500 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		select {
+		case <-b.stop:
+			b.draw()
+			return
+		case <-tick.C:
+			b.draw()
+		}
+	}
 }
 
 func (b *Bar) Event(e Event) {
-	if e.Phase != PhaseDone {
-		return
-	}
 	b.t.mu.Lock()
 	defer b.t.mu.Unlock()
+	if e.Phase != PhaseDone {
+		b.running[e.Instance] = e
+		return
+	}
+	delete(b.running, e.Instance)
 	b.t.finish(e)
-	b.bar.Describe(fmt.Sprintf("$%.2f %s", b.t.cost, b.t.statuses()))
 	_ = b.bar.Add(1)
 }
 
 func (b *Bar) Finish() {
+	if b.stop == nil {
+		return
+	}
+	close(b.stop)
+	<-b.done
+}
+
+// draw redraws the block: cursor up over the previous block, clear and rewrite each line.
+func (b *Bar) draw() {
 	b.t.mu.Lock()
 	defer b.t.mu.Unlock()
-	if b.bar != nil {
-		_ = b.bar.Finish()
+	_ = b.bar.RenderBlank() // refresh elapsed time and ETA between finished instances
+	lines := []string{b.bar.String()}
+	projected := ""
+	if b.t.done > 0 && b.t.total > 0 {
+		projected = fmt.Sprintf(" (projected $%.2f)", b.t.cost/float64(b.t.done)*float64(b.t.total))
 	}
+	lines = append(lines, fmt.Sprintf("cost $%.4f%s  %s", b.t.cost, projected, b.t.statuses()))
+	ids := make([]string, 0, len(b.running))
+	for id := range b.running {
+		ids = append(ids, id)
+	}
+	sort.Strings(ids)
+	for i, id := range ids {
+		if i == b.MaxLines {
+			lines = append(lines, fmt.Sprintf("  … and %d more running", len(ids)-i))
+			break
+		}
+		e := b.running[id]
+		phase := e.Phase
+		if e.Phase == PhaseStep {
+			phase = fmt.Sprintf("step %d", e.Step)
+		}
+		lines = append(lines, fmt.Sprintf("  %-50s %-10s $%.4f", id, phase, e.Cost))
+	}
+	var sb strings.Builder
+	if b.drawn > 0 {
+		fmt.Fprintf(&sb, "\x1b[%dA", b.drawn)
+	}
+	for _, l := range lines {
+		sb.WriteString("\r\x1b[2K")
+		sb.WriteString(l)
+		sb.WriteString("\n")
+	}
+	// Clear what is left of a longer previous block.
+	for i := len(lines); i < b.drawn; i++ {
+		sb.WriteString("\x1b[2K\n")
+	}
+	if extra := b.drawn - len(lines); extra > 0 {
+		fmt.Fprintf(&sb, "\x1b[%dA", extra)
+	}
+	b.drawn = len(lines)
+	io.WriteString(b.W, sb.String())
 }

@@ -34,6 +34,7 @@ Usage:
   swebench-run stats [--json] [--rebuild] OUTPUT_DIR           statuses, cost, steps, tokens, durations, resolved
   swebench-run inspect TRAJ|OUTPUT_DIR                       show a trajectory (or a run's trajectories) in the terminal
   swebench-run config show|list [-c …]                       print the resolved config, or the shipped configs
+  swebench-run merge OUT_1 OUT_2 … -o OUT                    combine output directories (shards) into one
   swebench-run cleanup [--all]                               remove containers this tool left behind
   swebench-run datasets                                      list the named datasets
   swebench-run version                                       print the version
@@ -72,6 +73,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		err = configCommand(args, stdout, stderr)
 	case "stats":
 		err = statsCommand(args, stdout, stderr)
+	case "merge":
+		err = mergeCommand(args, stdout, stderr)
 	case "cleanup":
 		err = cleanupCommand(ctx, args, stdout, stderr)
 	case "datasets":
@@ -114,13 +117,13 @@ func exitCode(err error, stderr io.Writer) int {
 	return exitFailure
 }
 
-// signalContext returns a context cancelled on the second SIGINT/SIGTERM and a channel closed on
+// signalContext returns a context cancelled on the second SIGINT/SIGTERM/SIGHUP and a channel closed on
 // the first: the first asks for a graceful stop, the second cancels everything.
 func signalContext() (context.Context, <-chan struct{}, context.CancelFunc) {
 	ctx, cancel := context.WithCancel(context.Background())
 	stop := make(chan struct{})
 	sigs := make(chan os.Signal, 2)
-	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM)
+	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
 	go func() {
 		n := 0
 		for {

@@ -14,6 +14,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"golang.org/x/term"
@@ -43,6 +44,7 @@ type runFlags struct {
 	maxCost                         float64
 	eval                            bool
 	evalTimeout                     time.Duration
+	maxDuration                     time.Duration
 }
 
 func (f *runFlags) register(fs *flag.FlagSet) {
@@ -74,6 +76,7 @@ func (f *runFlags) register(fs *flag.FlagSet) {
 	fs.Int64Var(&f.pids, "pids-limit", 0, "process limit per container (default 4096; -1 unlimited)")
 	fs.StringVar(&f.network, "network", "", "container network mode: bridge (default) or none")
 	fs.Float64Var(&f.maxCost, "max-cost", 0, "run-wide cost limit in dollars: no instance starts after it is spent (0 = none)")
+	fs.DurationVar(&f.maxDuration, "max-duration", 0, "run deadline, e.g. 8h: then running instances are cancelled (and retried on resume) and the run exits 130 (0 = none)")
 	fs.BoolVar(&f.eval, "eval", false, "evaluate each prediction as soon as it exists (in a fresh container), and write the run report to <out>/eval")
 	fs.DurationVar(&f.evalTimeout, "eval-timeout", eval.DefaultTimeout, "with --eval: time limit of one instance's eval script")
 }
@@ -230,7 +233,18 @@ func runCommand(ctx context.Context, stop <-chan struct{}, args []string, stdout
 			}
 		}
 	}
-	sum, runErr := runner.Run(ctx, insts, opts)
+	runCtx, cancelRun := context.WithCancel(ctx)
+	defer cancelRun()
+	var deadlineHit atomic.Bool
+	if f.maxDuration > 0 {
+		t := time.AfterFunc(f.maxDuration, func() {
+			deadlineHit.Store(true)
+			logger.Warn("run deadline reached; cancelling running instances", "max_duration", f.maxDuration.String())
+			cancelRun()
+		})
+		defer t.Stop()
+	}
+	sum, runErr := runner.Run(runCtx, insts, opts)
 	if ev != nil && runErr == nil {
 		if err := reportEval(ctx, ev, insts, out, man.RunID, stdout); err != nil {
 			runErr = err
@@ -244,6 +258,8 @@ func runCommand(ctx context.Context, stop <-chan struct{}, args []string, stdout
 	}
 	printSummary(stderr, f.out, sum, out)
 	switch {
+	case errors.Is(runErr, runner.ErrInterrupted) && deadlineHit.Load():
+		return &exitStatusError{code: exitInterrupted, msg: fmt.Sprintf("--max-duration %s reached; rerun the same command to resume", f.maxDuration)}
 	case errors.Is(runErr, runner.ErrInterrupted):
 		return &exitStatusError{code: exitInterrupted, msg: "interrupted; rerun the same command to resume"}
 	case runErr != nil:

@@ -1,0 +1,110 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/swebench-run/swebench-run/dataset"
+	"github.com/swebench-run/swebench-run/results"
+)
+
+func mergeCommand(args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("merge", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	out := fs.String("o", "", "output directory of the merged run (must not exist or be empty)")
+	force := fs.Bool("force", false, "merge although models, configs or datasets differ")
+	fs.Usage = func() {
+		fmt.Fprint(stderr, "Usage: swebench-run merge OUT_1 OUT_2 … -o OUT\n\nCombines output directories (e.g. the --shard I/N parts of one run) into one: ledgers,\ntrajectories, predictions and evaluations.\n\nFlags:\n")
+		fs.PrintDefaults()
+	}
+	// Accept flags after the positional directories too.
+	var srcs []string
+	for len(args) > 0 {
+		if err := fs.Parse(args); err != nil {
+			if errors.Is(err, flag.ErrHelp) {
+				return nil
+			}
+			return &exitStatusError{code: exitUsage}
+		}
+		if fs.NArg() == 0 {
+			break
+		}
+		srcs = append(srcs, fs.Arg(0))
+		args = fs.Args()[1:]
+	}
+	if *out == "" || len(srcs) < 2 {
+		return fmt.Errorf("%w: merge needs at least two output directories and -o OUT", errUsage)
+	}
+	var mans []*results.Manifest
+	for _, s := range srcs {
+		m, err := results.ReadManifest(s)
+		if err != nil {
+			return err
+		}
+		if m == nil {
+			return fmt.Errorf("%s has no %s: not a swebench-run output directory", s, results.ManifestFile)
+		}
+		mans = append(mans, m)
+	}
+	for i := 1; i < len(mans); i++ {
+		if diff := incompatible(mans[0], mans[i]); diff != "" && !*force {
+			return fmt.Errorf("%s and %s differ in %s; they are not parts of one run (use --force to merge anyway)", srcs[0], srcs[i], diff)
+		}
+	}
+	merged := *mans[0]
+	merged.Instances = 0
+	for _, m := range mans {
+		merged.Instances += m.Instances
+	}
+	merged.Updated = time.Now().UTC()
+	rep, err := results.Merge(srcs, *out, &merged)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "merged %d directories into %s: %d instances\n", len(srcs), *out, rep.Instances)
+	if len(rep.Duplicates) > 0 {
+		fmt.Fprintf(stdout, "finished in more than one directory (the latest kept): %s\n", strings.Join(rep.Duplicates, ", "))
+	}
+	if len(rep.Unfinished) > 0 {
+		fmt.Fprintf(stdout, "%d instances ended with infrastructure failures; resume the merged run to retry them\n", len(rep.Unfinished))
+	}
+	if missing := missingShards(mans); missing != "" {
+		fmt.Fprintf(stdout, "missing shards: %s\n", missing)
+	}
+	if rep.Instances < merged.Instances {
+		fmt.Fprintf(stdout, "%d of %d selected instances have no record yet\n", merged.Instances-rep.Instances, merged.Instances)
+	}
+	return nil
+}
+
+// missingShards lists the shards I/N absent from the manifests, when they are shards of N.
+func missingShards(mans []*results.Manifest) string {
+	have := map[int]bool{}
+	n := 0
+	for _, m := range mans {
+		var dm dataset.Manifest
+		if json.Unmarshal(m.Dataset, &dm) != nil || dm.Selection == nil || dm.Selection.Shard == "" {
+			return ""
+		}
+		i, k, err := dataset.ParseShard(dm.Selection.Shard)
+		if err != nil || n != 0 && k != n {
+			return ""
+		}
+		n = k
+		have[i] = true
+	}
+	var missing []string
+	for i := 1; i <= n; i++ {
+		if !have[i] {
+			missing = append(missing, fmt.Sprintf("%d/%d", i, n))
+		}
+	}
+	sort.Strings(missing)
+	return strings.Join(missing, ", ")
+}
