@@ -239,8 +239,10 @@ func runInstance(ctx context.Context, inst dataset.Instance, attempt int, queued
 	finish := func(status string, cause error, res *agent.Result) (results.Record, *results.Prediction, error) {
 		rec.ExitStatus = status
 		rec.Category = Category(status)
-		if errors.Is(cause, model.ErrRetriesExhausted) || errors.Is(cause, context.Canceled) {
-			// The API kept failing, or the run was cancelled: nothing was learned about the model.
+		if errors.Is(cause, model.ErrRetriesExhausted) || errors.Is(cause, context.Canceled) ||
+			errors.Is(cause, model.ErrFatal) && !errors.Is(cause, model.ErrBudgetExhausted) {
+			// The API kept failing, refused the key, or the run was cancelled: nothing was
+			// learned about the model, so a resume tries again.
 			rec.Category = results.CategoryInfrastructure
 		}
 		rec.End = unix(time.Now())
