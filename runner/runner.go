@@ -38,11 +38,8 @@ type Options struct {
 	ImageTemplate string
 	Pull          dockerenv.PullPolicy
 	Limits        dockerenv.Limits
-	// RedoExisting reruns instances that already finished.
-	RedoExisting bool
-	// MaxAttempts bounds how often an instance that failed for infrastructure reasons is tried
-	// over all resumes (default 3).
-	MaxAttempts int
+	// Resume says which earlier outcomes to repeat.
+	Resume Resume
 	// Budget is the run-wide cost limit: no instance starts once it is exhausted.
 	Budget   interface{ Exhausted() bool }
 	Progress Progress
@@ -98,13 +95,22 @@ func Category(status string) string {
 	return results.CategoryModel
 }
 
-// Pending splits insts into those to run and the number skipped because they already finished.
-func Pending(insts []dataset.Instance, history map[string][]results.Record, redo bool, maxAttempts int) ([]dataset.Instance, int) {
-	if redo {
+// Resume says which earlier outcomes a run repeats.
+type Resume struct {
+	RedoExisting bool // rerun everything
+	RetryFailed  bool // also rerun model outcomes other than Submitted
+	MaxAttempts  int  // attempts per instance for infrastructure failures, over all runs (default 3)
+}
+
+// Pending splits insts into those to run and the number skipped because their last attempt is
+// final: a model outcome (unless RetryFailed and not Submitted), or an infrastructure failure
+// that used up its attempts.
+func Pending(insts []dataset.Instance, history map[string][]results.Record, r Resume) ([]dataset.Instance, int) {
+	if r.RedoExisting {
 		return insts, 0
 	}
-	if maxAttempts <= 0 {
-		maxAttempts = 3
+	if r.MaxAttempts <= 0 {
+		r.MaxAttempts = 3
 	}
 	var todo []dataset.Instance
 	skipped := 0
@@ -112,7 +118,10 @@ func Pending(insts []dataset.Instance, history map[string][]results.Record, redo
 		h := history[inst.InstanceID]
 		if len(h) > 0 {
 			last := h[len(h)-1]
-			if last.Category != results.CategoryInfrastructure || len(h) >= maxAttempts {
+			final := last.Category != results.CategoryInfrastructure
+			rerun := final && r.RetryFailed && last.ExitStatus != agent.StatusSubmitted ||
+				!final && attemptsSinceFinal(h) < r.MaxAttempts
+			if !rerun {
 				skipped++
 				continue
 			}
@@ -120,6 +129,16 @@ func Pending(insts []dataset.Instance, history map[string][]results.Record, redo
 		todo = append(todo, inst)
 	}
 	return todo, skipped
+}
+
+// attemptsSinceFinal counts the infrastructure failures at the end of h, so that a
+// --redo-existing or --retry-failed rerun gets its own attempts.
+func attemptsSinceFinal(h []results.Record) int {
+	n := 0
+	for i := len(h) - 1; i >= 0 && h[i].Category == results.CategoryInfrastructure; i-- {
+		n++
+	}
+	return n
 }
 
 // ErrInterrupted is returned when the batch stopped early because of Stop or ctx.
@@ -139,7 +158,7 @@ func Run(ctx context.Context, insts []dataset.Instance, opts Options) (Summary, 
 		opts.Progress = Quiet{}
 	}
 	history := opts.Out.History()
-	todo, skipped := Pending(insts, history, opts.RedoExisting, opts.MaxAttempts)
+	todo, skipped := Pending(insts, history, opts.Resume)
 	sum := Summary{Selected: len(insts), Skipped: skipped, ByStatus: map[string]int{}}
 	opts.Progress.Start(len(todo), skipped)
 	defer opts.Progress.Finish()

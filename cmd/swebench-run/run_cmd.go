@@ -45,6 +45,7 @@ type runFlags struct {
 	eval                            bool
 	evalTimeout                     time.Duration
 	maxDuration                     time.Duration
+	retryFailed                     bool
 }
 
 func (f *runFlags) register(fs *flag.FlagSet) {
@@ -65,6 +66,7 @@ func (f *runFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.pull, "pull", "missing", "when to pull images: missing, always or never")
 	fs.StringVar(&f.dockerHost, "docker-host", "", "Docker engine address (default DOCKER_HOST or the local socket)")
 	fs.BoolVar(&f.redo, "redo-existing", false, "rerun instances that already finished in this output directory")
+	fs.BoolVar(&f.retryFailed, "retry-failed", false, "also rerun instances whose model outcome was not Submitted (LimitsExceeded, format errors, …)")
 	fs.IntVar(&f.maxAttempts, "max-attempts", 3, "attempts per instance for infrastructure failures, over all resumes")
 	fs.BoolVar(&f.dryRun, "dry-run", false, "load and select, print the instances (id, image) and exit without Docker or a model")
 	fs.BoolVar(&f.force, "force", false, "resume even if model, config or dataset differ from the output directory's run.json")
@@ -214,7 +216,7 @@ func runCommand(ctx context.Context, stop <-chan struct{}, args []string, stdout
 	opts := runner.Options{
 		RunID: man.RunID, Version: version, Workers: f.workers, Config: cfg, Models: models,
 		ModelName: modelName, Engine: engine, Out: out, ImageTemplate: f.imageTemplate, Pull: pull,
-		Limits: limits, RedoExisting: f.redo, MaxAttempts: f.maxAttempts, Progress: progress,
+		Limits: limits, Resume: runner.Resume{RedoExisting: f.redo, RetryFailed: f.retryFailed, MaxAttempts: f.maxAttempts}, Progress: progress,
 		Logger: logger, Stop: stop, Budget: runBudget,
 	}
 	var ev *eval.Evaluator

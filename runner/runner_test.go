@@ -1,0 +1,59 @@
+package runner
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/swebench-run/swebench-run/dataset"
+	"github.com/swebench-run/swebench-run/results"
+)
+
+func TestPending(t *testing.T) {
+	insts := []dataset.Instance{{InstanceID: "new"}, {InstanceID: "sub"}, {InstanceID: "lim"}, {InstanceID: "infra1"}, {InstanceID: "infra3"}, {InstanceID: "redo-infra"}}
+	rec := func(status, cat string) results.Record {
+		return results.Record{ExitStatus: status, Category: cat}
+	}
+	infra := rec("ContainerDied", results.CategoryInfrastructure)
+	history := map[string][]results.Record{
+		"sub":        {rec("Submitted", results.CategoryModel)},
+		"lim":        {rec("LimitsExceeded", results.CategoryModel)},
+		"infra1":     {infra},
+		"infra3":     {infra, infra, infra},
+		"redo-infra": {infra, infra, infra, rec("Submitted", results.CategoryModel), infra},
+	}
+	tests := []struct {
+		name        string
+		r           Resume
+		want        string
+		wantSkipped int
+	}{
+		{"default", Resume{}, "new,infra1,redo-infra", 3},
+		{"retry failed", Resume{RetryFailed: true}, "new,lim,infra1,redo-infra", 2},
+		{"redo existing", Resume{RedoExisting: true}, "new,sub,lim,infra1,infra3,redo-infra", 0},
+		{"one attempt", Resume{MaxAttempts: 1}, "new", 5},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			todo, skipped := Pending(insts, history, tt.r)
+			var ids []string
+			for _, inst := range todo {
+				ids = append(ids, inst.InstanceID)
+			}
+			if got := strings.Join(ids, ","); got != tt.want || skipped != tt.wantSkipped {
+				t.Errorf("got %s (%d skipped), want %s (%d skipped)", got, skipped, tt.want, tt.wantSkipped)
+			}
+		})
+	}
+}
+
+func TestCategory(t *testing.T) {
+	for status, want := range map[string]string{
+		"Submitted": results.CategoryModel, "LimitsExceeded": results.CategoryModel, "RepeatedAction": results.CategoryModel,
+		"ContainerDied": results.CategoryInfrastructure, StatusImageUnavailable: results.CategoryInfrastructure,
+		"Interrupted": results.CategoryInfrastructure,
+	} {
+		if got := Category(status); got != want {
+			t.Errorf("Category(%s) = %s, want %s", status, got, want)
+		}
+	}
+}
