@@ -14,6 +14,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -37,6 +38,17 @@ type ContainerSpec struct {
 }
 
 // Limits are the container's resource limits. Zero values mean the defaults documented on each.
+// Containers are never privileged, get no host mounts and keep Docker's default capabilities
+// and seccomp profile.
+//
+// Memory: when a command allocates beyond MemoryBytes, the kernel kills the largest process of
+// the container (the command, not the container's main process, which stays tiny), so the
+// container keeps running and Exec returns exit code 137 with ExecResult.OOMKilled set and a
+// note appended to the output; the agent sees that and can adapt. Docker's State.OOMKilled is
+// only set when the container itself ends, so Exec reads the kill count of the container's
+// memory cgroup instead (cgroup v1 memory.oom_control, v2 memory.events). Should the main
+// process be killed, the container dies and operations fail with a *ContainerDiedError whose
+// ExitStatus is "OOMKilled".
 type Limits struct {
 	MemoryBytes int64   // 0 = unlimited
 	CPUs        float64 // 0 = unlimited
@@ -50,6 +62,8 @@ type Container struct {
 	ID     string
 	Name   string
 	spec   ContainerSpec
+	// oomKills is the container's cgroup OOM-kill count last seen (see Exec).
+	oomKills atomic.Int64
 }
 
 var unsafeName = regexp.MustCompile(`[^a-zA-Z0-9_.-]+`)
@@ -98,19 +112,40 @@ func (e *Engine) StartContainer(ctx context.Context, spec ContainerSpec) (*Conta
 			LabelOwner:    Owner(),
 		},
 	}
-	res, err := e.cli.ContainerCreate(ctx, client.ContainerCreateOptions{Config: cfg, HostConfig: hc, Name: name})
+	cctx, cancel := context.WithTimeout(ctx, engineCallTimeout)
+	res, err := e.cli.ContainerCreate(cctx, client.ContainerCreateOptions{Config: cfg, HostConfig: hc, Name: name, Platform: e.plat})
+	cancel()
 	if err != nil {
 		if cerrdefs.IsNotFound(err) {
 			return nil, fmt.Errorf("create container for %s: %w: %s", spec.InstanceID, ErrImageNotFound, spec.Image)
 		}
-		return nil, fmt.Errorf("create container for %s: %w", spec.InstanceID, err)
+		return nil, e.hung(ctx, fmt.Errorf("create container for %s: %w", spec.InstanceID, err))
 	}
 	c := &Container{engine: e, ID: res.ID, Name: name, spec: spec}
-	if _, err := e.cli.ContainerStart(ctx, res.ID, client.ContainerStartOptions{}); err != nil {
+	c.oomKills.Store(-1) // unknown until the first check
+	sctx, cancel := context.WithTimeout(ctx, engineCallTimeout)
+	_, err = e.cli.ContainerStart(sctx, res.ID, client.ContainerStartOptions{})
+	cancel()
+	if err != nil {
 		_ = c.Remove(ctx)
-		return nil, fmt.Errorf("start container for %s: %w", spec.InstanceID, err)
+		return nil, e.hung(ctx, fmt.Errorf("start container for %s: %w", spec.InstanceID, err))
 	}
 	return c, nil
+}
+
+// engineCallTimeout bounds an engine call that normally takes seconds (container create and
+// start): a daemon that stopped answering must not hold an instance, or the run, forever. A
+// container created after the client gave up carries the run's labels and is swept at the end
+// of the run.
+const engineCallTimeout = 3 * time.Minute
+
+// hung turns a call that ran out of engineCallTimeout (while ctx itself is live) into an
+// *EngineDownError, so the runner takes the engine out of rotation and retries elsewhere.
+func (e *Engine) hung(ctx context.Context, err error) error {
+	if errors.Is(err, context.DeadlineExceeded) && ctx.Err() == nil {
+		return &EngineDownError{Host: e.Host(), Err: fmt.Errorf("no answer within %s: %w", engineCallTimeout, err)}
+	}
+	return err
 }
 
 // mainProcess is the container's PID 1: a bash loop of sleeps that ends after lifetime. Unlike a
@@ -190,8 +225,13 @@ func (c *Container) classify(ctx context.Context, opErr error) error {
 	defer cancel()
 	res, err := c.engine.cli.ContainerInspect(ictx, c.ID, client.ContainerInspectOptions{})
 	if err != nil {
-		if cerrdefs.IsNotFound(err) {
+		switch {
+		case cerrdefs.IsNotFound(err):
 			return &ContainerDiedError{Name: c.Name, ExitCode: -1, Err: opErr}
+		case client.IsErrConnectionFailed(err):
+			// The daemon is gone (stopped, restarted, connection lost): the instance can be
+			// retried on another engine.
+			return &EngineDownError{Host: c.engine.Host(), Err: opErr}
 		}
 		return opErr
 	}

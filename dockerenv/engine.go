@@ -8,10 +8,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 	"time"
 
-	cerrdefs "github.com/containerd/errdefs"
 	"github.com/moby/moby/client"
+	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
 )
 
 // Labels put on every container this tool starts, so that it can find and remove them later.
@@ -24,17 +25,38 @@ const (
 	LabelOwner    = "swebench-run.owner"       // hostname:pid of the process that started it
 )
 
-// Engine is one Docker engine. It is safe for concurrent use.
+// Engine is one Docker engine with its pull queue and image cache. It is safe for concurrent use.
 type Engine struct {
-	cli  *client.Client
-	host string
+	cli    *client.Client
+	host   string
+	images *ImageQueue
+	plat   *ocispec.Platform
 }
 
 // Connect opens a client for the engine at host ("" means DOCKER_HOST or the default socket),
-// negotiates the API version and checks that the engine answers.
+// negotiates the API version and checks that the engine answers. Its pull queue has the default
+// Options.
 func Connect(ctx context.Context, host string) (*Engine, error) {
+	return ConnectWith(ctx, host, Options{})
+}
+
+// ConnectWith is Connect with options for the engine's pull queue and image cache.
+//
+// host is "unix:///path", "tcp://host:port" (TLS from DOCKER_CERT_PATH and DOCKER_TLS_VERIFY,
+// as the docker CLI does), "ssh://[user@]host[:port]" (through `ssh … docker system
+// dial-stdio`, which needs the docker CLI on the remote host), or "" for DOCKER_HOST or the
+// default socket. Podman works through its Docker-compatible socket, e.g.
+// unix:///run/podman/podman.sock (rootful) or unix://$XDG_RUNTIME_DIR/podman/podman.sock.
+func ConnectWith(ctx context.Context, host string, o Options) (*Engine, error) {
 	opts := []client.Opt{client.FromEnv}
-	if host != "" {
+	if strings.HasPrefix(host, "ssh://") {
+		dial, err := sshDialer(host)
+		if err != nil {
+			return nil, err
+		}
+		// The client needs an http address; the dialer ignores it.
+		opts = append(opts, client.WithHost("http://docker.example.com"), client.WithDialContext(dial))
+	} else if host != "" {
 		opts = append(opts, client.WithHost(host))
 	}
 	cli, err := client.New(opts...)
@@ -42,6 +64,11 @@ func Connect(ctx context.Context, host string) (*Engine, error) {
 		return nil, fmt.Errorf("docker client for %q: %w", hostName(host), err)
 	}
 	e := &Engine{cli: cli, host: host}
+	if e.images, err = newImageQueue(e, o); err != nil {
+		cli.Close()
+		return nil, err
+	}
+	e.plat = e.images.plat
 	pctx, cancel := context.WithTimeout(ctx, 15*time.Second)
 	defer cancel()
 	if _, err := cli.Ping(pctx, client.PingOptions{NegotiateAPIVersion: true}); err != nil {
@@ -61,8 +88,12 @@ func hostName(h string) string {
 // Host returns the engine's address as given to Connect.
 func (e *Engine) Host() string { return hostName(e.host) }
 
-// Close releases the client's connections.
-func (e *Engine) Close() error { return e.cli.Close() }
+// Close cancels the pulls in flight, waits for them to end and releases the client's
+// connections.
+func (e *Engine) Close() error {
+	e.images.close()
+	return e.cli.Close()
+}
 
 // PullPolicy says when an image is pulled.
 type PullPolicy string
@@ -75,51 +106,6 @@ const (
 
 // ErrImageNotFound reports an image that is neither local nor pullable under the policy.
 var ErrImageNotFound = errors.New("image not found")
-
-// EnsureImage makes image available locally according to policy and returns its id.
-func (e *Engine) EnsureImage(ctx context.Context, image string, policy PullPolicy) (string, error) {
-	if policy != PullAlways {
-		res, err := e.cli.ImageInspect(ctx, image)
-		if err == nil {
-			return res.ID, nil
-		}
-		if !cerrdefs.IsNotFound(err) {
-			return "", fmt.Errorf("inspect image %s: %w", image, err)
-		}
-		if policy == PullNever {
-			return "", fmt.Errorf("%w: %s is not present locally and --pull is never", ErrImageNotFound, image)
-		}
-	}
-	if err := e.pull(ctx, image); err != nil {
-		return "", err
-	}
-	res, err := e.cli.ImageInspect(ctx, image)
-	if err != nil {
-		return "", fmt.Errorf("inspect image %s after pull: %w", image, err)
-	}
-	return res.ID, nil
-}
-
-func (e *Engine) pull(ctx context.Context, image string) error {
-	resp, err := e.cli.ImagePull(ctx, image, client.ImagePullOptions{})
-	if err != nil {
-		if cerrdefs.IsNotFound(err) {
-			return fmt.Errorf("%w: pull %s: %v", ErrImageNotFound, image, err)
-		}
-		return fmt.Errorf("pull %s: %w", image, err)
-	}
-	defer resp.Close()
-	// The pull only completes once its progress stream is read to the end; errors arrive in it.
-	for msg, err := range resp.JSONMessages(ctx) {
-		if err != nil {
-			return fmt.Errorf("pull %s: %w", image, err)
-		}
-		if msg.Error != nil {
-			return fmt.Errorf("pull %s: %s", image, msg.Error.Message)
-		}
-	}
-	return nil
-}
 
 // drain discards r; used for streams whose content does not matter.
 func drain(r io.Reader) { _, _ = io.Copy(io.Discard, r) }

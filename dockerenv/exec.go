@@ -3,11 +3,13 @@ package dockerenv
 import (
 	"context"
 	"fmt"
+	"io"
 	"sort"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/docker/go-units"
 	"github.com/moby/moby/api/pkg/stdcopy"
 	"github.com/moby/moby/client"
 )
@@ -34,6 +36,9 @@ type ExecResult struct {
 	TimedOut       bool
 	TruncatedBytes int64 // bytes dropped from the middle of the output
 	Duration       time.Duration
+	// OOMKilled: the kernel killed the command (or one of its processes) for exceeding the
+	// container's memory limit; the container still runs. See Limits.
+	OOMKilled bool
 }
 
 const (
@@ -62,21 +67,28 @@ func (c *Container) Exec(ctx context.Context, command string, opts ExecOptions) 
 	// exactly like a subprocess with stderr=STDOUT.
 	argv := []string{"sh", "-c", `exec "$@" 2>&1`, "sh"}
 	if opts.Timeout > 0 {
+		// On a timeout (124), the wrapper kills every process but PID 1 with its builtin kill,
+		// which needs no fork: after a fork bomb that filled the pids limit, the client's
+		// killAll cannot start a process, and children forked while `timeout` sent TERM escape
+		// it (timeout sends KILL only when its own child outlives the grace).
+		argv = []string{"sh", "-c", `"$@" 2>&1; rc=$?; if [ $rc -eq 124 ]; then kill -9 -1 2>/dev/null; fi; exit $rc`, "sh"}
 		argv = append(argv, "timeout", "-s", "TERM", "-k", formatSeconds(killGrace), formatSeconds(opts.Timeout))
 	}
 	argv = append(argv, interp...)
 	argv = append(argv, command)
 
 	start := time.Now()
-	created, err := c.engine.cli.ExecCreate(ctx, c.ID, client.ExecCreateOptions{
+	cctx, cancel := context.WithTimeout(ctx, engineCallTimeout)
+	created, err := c.engine.cli.ExecCreate(cctx, c.ID, client.ExecCreateOptions{
 		AttachStdout: true,
 		AttachStderr: true,
 		WorkingDir:   cwd,
 		Env:          envList(c.spec.Env, opts.Env),
 		Cmd:          argv,
 	})
+	cancel()
 	if err != nil {
-		return ExecResult{}, c.classify(ctx, fmt.Errorf("exec in %s: %w", c.Name, err))
+		return ExecResult{}, c.engine.hung(ctx, c.classify(ctx, fmt.Errorf("exec in %s: %w", c.Name, err)))
 	}
 	att, err := c.engine.cli.ExecAttach(ctx, created.ID, client.ExecAttachOptions{})
 	if err != nil {
@@ -126,6 +138,11 @@ func (c *Container) Exec(ctx context.Context, command string, opts ExecOptions) 
 		TruncatedBytes: out.Dropped(),
 		Duration:       time.Since(start),
 	}
+	if code == 137 && c.spec.Limits.MemoryBytes > 0 && c.oomKilledSince(ctx) {
+		res.OOMKilled = true
+		res.Output += fmt.Sprintf("\n[swebench-run: the command was killed for exceeding the container's memory limit of %s]\n",
+			units.BytesSize(float64(c.spec.Limits.MemoryBytes)))
+	}
 	if opts.Timeout > 0 && (killedByClient || ((code == 124 || code == 137) && res.Duration >= opts.Timeout)) {
 		res.TimedOut = true
 		if !killedByClient {
@@ -138,9 +155,11 @@ func (c *Container) Exec(ctx context.Context, command string, opts ExecOptions) 
 // exitCode waits for the exec process to be reported as finished and returns its exit code.
 func (c *Container) exitCode(ctx context.Context, execID string) (int, error) {
 	for i := 0; ; i++ {
-		ins, err := c.engine.cli.ExecInspect(ctx, execID, client.ExecInspectOptions{})
+		ictx, cancel := context.WithTimeout(ctx, engineCallTimeout)
+		ins, err := c.engine.cli.ExecInspect(ictx, execID, client.ExecInspectOptions{})
+		cancel()
 		if err != nil {
-			return 0, c.classify(ctx, fmt.Errorf("inspect exec in %s: %w", c.Name, err))
+			return 0, c.engine.hung(ctx, c.classify(ctx, fmt.Errorf("inspect exec in %s: %w", c.Name, err)))
 		}
 		if !ins.Running {
 			return ins.ExitCode, nil
@@ -155,6 +174,54 @@ func (c *Container) exitCode(ctx context.Context, execID string) (int, error) {
 		case <-time.After(20 * time.Millisecond):
 		}
 	}
+}
+
+// oomKilledSince reports whether the container's memory cgroup counted an OOM kill since the
+// last check (or since the start, at the first check).
+func (c *Container) oomKilledSince(ctx context.Context) bool {
+	n, ok := c.readOOMKills(ctx)
+	if !ok {
+		return false
+	}
+	prev := c.oomKills.Swap(n)
+	if prev < 0 {
+		prev = 0
+	}
+	return n > prev
+}
+
+// readOOMKills reads the OOM-kill counter of the container's memory cgroup, as seen from inside
+// the container (cgroup v2: memory.events; v1: memory/memory.oom_control).
+func (c *Container) readOOMKills(ctx context.Context) (int64, bool) {
+	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+	defer cancel()
+	created, err := c.engine.cli.ExecCreate(rctx, c.ID, client.ExecCreateOptions{
+		User: "0", AttachStdout: true, AttachStderr: true,
+		Cmd: []string{"cat", "/sys/fs/cgroup/memory.events", "/sys/fs/cgroup/memory/memory.oom_control"},
+	})
+	if err != nil {
+		return 0, false
+	}
+	att, err := c.engine.cli.ExecAttach(rctx, created.ID, client.ExecAttachOptions{})
+	if err != nil {
+		return 0, false
+	}
+	defer att.Close()
+	var out strings.Builder
+	_, _ = stdcopy.StdCopy(&out, io.Discard, att.Reader)
+	return parseOOMKills(out.String())
+}
+
+// parseOOMKills finds the "oom_kill N" line of a cgroup memory file.
+func parseOOMKills(s string) (int64, bool) {
+	for _, line := range strings.Split(s, "\n") {
+		k, v, ok := strings.Cut(strings.TrimSpace(line), " ")
+		if ok && k == "oom_kill" {
+			n, err := strconv.ParseInt(strings.TrimSpace(v), 10, 64)
+			return n, err == nil
+		}
+	}
+	return 0, false
 }
 
 // killAll kills every process in the container except its main process (PID 1 is exempt from

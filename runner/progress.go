@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/schollz/progressbar/v3"
+
+	"github.com/swebench-run/swebench-run/dockerenv"
 )
 
 // Phases of an instance, in order.
@@ -34,15 +36,29 @@ type Event struct {
 type Progress interface {
 	Start(total, skipped int)
 	Event(Event)
+	// Pull reports the progress of an image pull (called often, from the pulling goroutine).
+	Pull(dockerenv.PullProgress)
 	Finish()
 }
 
 // Quiet shows nothing.
 type Quiet struct{}
 
-func (Quiet) Start(int, int) {}
-func (Quiet) Event(Event)    {}
-func (Quiet) Finish()        {}
+func (Quiet) Start(int, int)              {}
+func (Quiet) Event(Event)                 {}
+func (Quiet) Pull(dockerenv.PullProgress) {}
+func (Quiet) Finish()                     {}
+
+func pullLine(p dockerenv.PullProgress) string {
+	switch {
+	case p.Done && p.Err != nil:
+		return fmt.Sprintf("pull %s failed: %v", p.Image, p.Err)
+	case p.Done:
+		return fmt.Sprintf("pulled %s (%d layers, %.0f MB)", p.Image, p.Layers, float64(p.Total)/1e6)
+	default:
+		return fmt.Sprintf("pulling %s: %d/%d layers, %.0f/%.0f MB (attempt %d)", p.Image, p.LayersDone, p.Layers, float64(p.Current)/1e6, float64(p.Total)/1e6, p.Attempt)
+	}
+}
 
 // tally keeps the counts every renderer shows.
 type tally struct {
@@ -104,12 +120,23 @@ func (l *Lines) Event(e Event) {
 	fmt.Fprintf(l.W, "[%d/%d] %s %s $%.4f (total $%.4f, %s)\n", l.t.done, l.t.total, e.Instance, e.ExitStatus, e.Cost, l.t.cost, time.Since(l.t.start).Round(time.Second))
 }
 
+// Pull prints finished and failed pulls.
+func (l *Lines) Pull(p dockerenv.PullProgress) {
+	if !p.Done {
+		return
+	}
+	l.t.mu.Lock()
+	defer l.t.mu.Unlock()
+	fmt.Fprintln(l.W, pullLine(p))
+}
+
 func (l *Lines) Finish() {}
 
 // JSONEvents writes every event as one JSON object per line, for dashboards.
 type JSONEvents struct {
-	W  io.Writer
-	mu sync.Mutex
+	W        io.Writer
+	mu       sync.Mutex
+	lastPull map[string]bool
 }
 
 func (j *JSONEvents) Start(total, skipped int) {
@@ -118,6 +145,27 @@ func (j *JSONEvents) Start(total, skipped int) {
 func (j *JSONEvents) Event(e Event) {
 	j.write(map[string]any{"event": "instance", "instance": e.Instance, "phase": e.Phase, "step": e.Step, "cost": e.Cost, "exit_status": e.ExitStatus, "time": time.Now().UTC()})
 }
+
+// Pull emits finished pulls, and progress at most once per layer completed.
+func (j *JSONEvents) Pull(p dockerenv.PullProgress) {
+	ev := map[string]any{"event": "pull", "host": p.Host, "image": p.Image, "attempt": p.Attempt, "layers": p.Layers,
+		"layers_done": p.LayersDone, "bytes": p.Current, "total_bytes": p.Total, "done": p.Done, "time": time.Now().UTC()}
+	if p.Err != nil {
+		ev["error"] = p.Err.Error()
+	}
+	j.mu.Lock()
+	key := p.Image + "\x00" + fmt.Sprint(p.LayersDone, p.Done)
+	if j.lastPull == nil {
+		j.lastPull = map[string]bool{}
+	}
+	seen := j.lastPull[key]
+	j.lastPull[key] = true
+	j.mu.Unlock()
+	if !seen {
+		j.write(ev)
+	}
+}
+
 func (j *JSONEvents) Finish() { j.write(map[string]any{"event": "finish", "time": time.Now().UTC()}) }
 
 func (j *JSONEvents) write(v any) {
@@ -138,6 +186,7 @@ type Bar struct {
 	t       tally
 	bar     *progressbar.ProgressBar
 	running map[string]Event
+	pulls   map[string]dockerenv.PullProgress
 	drawn   int
 	stop    chan struct{}
 	done    chan struct{}
@@ -147,6 +196,7 @@ func (b *Bar) Start(total, skipped int) {
 	b.t.mu.Lock()
 	b.t.begin(total)
 	b.running = map[string]Event{}
+	b.pulls = map[string]dockerenv.PullProgress{}
 	if b.MaxLines == 0 {
 		b.MaxLines = 16
 	}
@@ -190,6 +240,20 @@ func (b *Bar) Event(e Event) {
 	_ = b.bar.Add(1)
 }
 
+// Pull shows pulls in progress on their own lines.
+func (b *Bar) Pull(p dockerenv.PullProgress) {
+	b.t.mu.Lock()
+	defer b.t.mu.Unlock()
+	if b.pulls == nil {
+		return // before Start
+	}
+	if p.Done {
+		delete(b.pulls, p.Image)
+		return
+	}
+	b.pulls[p.Image] = p
+}
+
 func (b *Bar) Finish() {
 	if b.stop == nil {
 		return
@@ -209,6 +273,14 @@ func (b *Bar) draw() {
 		projected = fmt.Sprintf(" (projected $%.2f)", b.t.cost/float64(b.t.done)*float64(b.t.total))
 	}
 	lines = append(lines, fmt.Sprintf("cost $%.4f%s  %s", b.t.cost, projected, b.t.statuses()))
+	pulls := make([]string, 0, len(b.pulls))
+	for img := range b.pulls {
+		pulls = append(pulls, img)
+	}
+	sort.Strings(pulls)
+	for _, img := range pulls {
+		lines = append(lines, "  "+pullLine(b.pulls[img]))
+	}
 	ids := make([]string, 0, len(b.running))
 	for id := range b.running {
 		ids = append(ids, id)

@@ -27,16 +27,17 @@ type Models interface {
 
 // Options configure a batch.
 type Options struct {
-	RunID         string
-	Version       string
-	Workers       int
-	Config        *configs.Config
-	Models        Models
-	ModelName     string
-	Engine        *dockerenv.Engine
+	RunID     string
+	Version   string
+	Workers   int
+	Config    *configs.Config
+	Models    Models
+	ModelName string
+	// Pool holds the Docker engines; each instance takes a slot on the engine with the most
+	// free capacity, and the pool's total capacity bounds the instances run at once.
+	Pool          *dockerenv.Pool
 	Out           *results.Dir
 	ImageTemplate string
-	Pull          dockerenv.PullPolicy
 	Limits        dockerenv.Limits
 	// Resume says which earlier outcomes to repeat.
 	Resume Resume
@@ -72,6 +73,7 @@ const (
 	StatusContainerError   = "ContainerStartError"
 	StatusModelSetupError  = "ModelSetupError"
 	StatusEnvStartupFailed = "EnvStartupFailed"
+	StatusEngineDown       = "EngineDown"
 )
 
 // infrastructureStatuses are outcomes that say nothing about the model: they are retried on
@@ -80,6 +82,7 @@ var infrastructureStatuses = map[string]bool{
 	StatusImageUnavailable:   true,
 	StatusContainerError:     true,
 	StatusEnvStartupFailed:   true,
+	StatusEngineDown:         true,
 	"ContainerDied":          true,
 	agent.StatusInterrupted:  true,
 	"APIError":               true,
@@ -164,12 +167,28 @@ func Run(ctx context.Context, insts []dataset.Instance, opts Options) (Summary, 
 	defer opts.Progress.Finish()
 
 	renderer := agent.NewRenderer()
+	images := imagesOf(todo, opts.ImageTemplate)
+	engines := opts.Pool.Engines()
+	if len(engines) == 1 {
+		// One engine: declare every image's demand up front, so `--image-cache remove` removes
+		// an image after its last instance. (With several engines, demand is declared on the
+		// engine an instance lands on, just before it runs.)
+		for _, img := range images {
+			if img != "" {
+				engines[0].Images().Expect(img, 1)
+			}
+		}
+	}
+	maxAttempts := opts.Resume.MaxAttempts
+	if maxAttempts <= 0 {
+		maxAttempts = 3
+	}
 	var mu sync.Mutex
 	g, gctx := errgroup.WithContext(ctx)
-	g.SetLimit(opts.Workers)
+	g.SetLimit(min(opts.Workers, opts.Pool.Capacity()))
 	interrupted := false
 loop:
-	for _, inst := range todo {
+	for i, inst := range todo {
 		select {
 		case <-opts.Stop:
 			interrupted = true
@@ -186,8 +205,23 @@ loop:
 		inst := inst
 		queued := time.Now()
 		opts.Progress.Event(Event{Instance: inst.InstanceID, Phase: PhaseQueued})
+		if len(engines) == 1 {
+			// Look-ahead: pull the images of the next instances while workers are busy.
+			for _, img := range images[i+1 : min(len(images), i+1+opts.Workers)] {
+				if img != "" {
+					engines[0].Images().Prefetch(img)
+				}
+			}
+		}
 		if !tryGo(g, gctx, opts.Stop, func() error {
-			rec, pred, err := runInstance(gctx, inst, len(history[inst.InstanceID])+1, queued, renderer, opts)
+			attempt := len(history[inst.InstanceID]) + 1
+			rec, pred, err := runInstance(gctx, inst, attempt, queued, renderer, opts)
+			// An engine that stopped answering was taken out of rotation: retry the instance on
+			// another one right away, within its attempts.
+			for err == nil && rec.ExitStatus == StatusEngineDown && attempt < maxAttempts && gctx.Err() == nil {
+				attempt++
+				rec, pred, err = runInstance(gctx, inst, attempt, time.Now(), renderer, opts)
+			}
 			if err != nil {
 				return err
 			}
@@ -249,13 +283,18 @@ func tryGo(g *errgroup.Group, ctx context.Context, stop <-chan struct{}, f func(
 func runInstance(ctx context.Context, inst dataset.Instance, attempt int, queued time.Time, renderer *agent.Renderer, opts Options) (_ results.Record, pred *results.Prediction, _ error) {
 	id := inst.InstanceID
 	log := opts.Logger.With("instance", id, "attempt", attempt)
-	rec := results.Record{InstanceID: id, Attempt: attempt, ModelName: opts.ModelName, Queued: unix(queued), Host: opts.Engine.Host()}
-	info := &results.RunInfo{Version: opts.Version, RunID: opts.RunID, Attempt: attempt, Host: rec.Host}
+	rec := results.Record{InstanceID: id, Attempt: attempt, ModelName: opts.ModelName, Queued: unix(queued)}
+	info := &results.RunInfo{Version: opts.Version, RunID: opts.RunID, Attempt: attempt}
 	traj := &results.Trajectory{InstanceID: id, TrajectoryFormat: results.TrajectoryFormat,
 		Info: results.TrajectoryInfo{Config: opts.Config.Dump(), SwebenchRun: info}}
 
 	// finish records the attempt; a trajectory is written even when no container ever started.
+	var engine *dockerenv.Engine
 	finish := func(status string, cause error, res *agent.Result) (results.Record, *results.Prediction, error) {
+		if dockerenv.IsEngineDown(cause) {
+			opts.Pool.MarkDown(engine, cause)
+			status = StatusEngineDown
+		}
 		rec.ExitStatus = status
 		rec.Category = Category(status)
 		if errors.Is(cause, model.ErrRetriesExhausted) || errors.Is(cause, context.Canceled) ||
@@ -302,17 +341,31 @@ func runInstance(ctx context.Context, inst dataset.Instance, attempt int, queued
 		return finish(StatusImageUnavailable, err, nil)
 	}
 	rec.Image, info.Image = image, image
+	engine, err = opts.Pool.Acquire(ctx)
+	if err != nil {
+		if errors.Is(err, dockerenv.ErrNoEngine) {
+			return rec, nil, err // no engine answers: the run cannot go on
+		}
+		return finish(agent.StatusInterrupted, err, nil)
+	}
+	defer opts.Pool.Release(engine)
+	rec.Host, info.Host = engine.Host(), engine.Host()
+	if len(opts.Pool.Engines()) > 1 {
+		engine.Images().Expect(image, 1)
+	}
 	opts.Progress.Event(Event{Instance: id, Phase: PhasePulling})
-	imageID, err := opts.Engine.EnsureImage(ctx, image, opts.Pull)
+	imageID, err := engine.Images().Acquire(ctx, image)
 	if err != nil {
 		return finish(StatusImageUnavailable, err, nil)
 	}
+	// Released after the container is removed (defers run last-in first-out).
+	defer engine.Images().Release(context.WithoutCancel(ctx), image)
 	rec.ImageID, info.ImageID = imageID, imageID
 	rec.ImageReady = unix(time.Now())
 
 	opts.Progress.Event(Event{Instance: id, Phase: PhaseStarting})
 	env := opts.Config.Environment
-	c, err := opts.Engine.StartContainer(ctx, dockerenv.ContainerSpec{
+	c, err := engine.StartContainer(ctx, dockerenv.ContainerSpec{
 		Image: image, RunID: opts.RunID, InstanceID: id, Role: "agent", Cwd: env.Cwd, Limits: opts.Limits,
 	})
 	if err != nil {
@@ -372,6 +425,16 @@ func runInstance(ctx context.Context, inst dataset.Instance, attempt int, queued
 		return rec, pred, fmt.Errorf("stopping the run: %w", runErr)
 	}
 	return rec, pred, err
+}
+
+// imagesOf resolves the image of every instance ("" where the template fails; the instance
+// reports that error when it runs).
+func imagesOf(insts []dataset.Instance, template string) []string {
+	out := make([]string, len(insts))
+	for i := range insts {
+		out[i], _ = insts[i].ImageName(template)
+	}
+	return out
 }
 
 // isOutputError reports whether err came from writing the output directory.

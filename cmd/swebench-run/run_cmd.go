@@ -30,22 +30,25 @@ import (
 )
 
 type runFlags struct {
-	split, model, out, runID        string
-	workers, maxAttempts            int
-	configs                         listFlag
-	sel                             dataset.Selection
-	ids, exclude                    string
-	imageTemplate, pull, dockerHost string
-	redo, dryRun, force, quiet      bool
-	progress                        string
-	memory, network                 string
-	cpus                            float64
-	pids                            int64
-	maxCost                         float64
-	eval                            bool
-	evalTimeout                     time.Duration
-	maxDuration                     time.Duration
-	retryFailed                     bool
+	split, model, out, runID   string
+	workers, maxAttempts       int
+	configs                    listFlag
+	sel                        dataset.Selection
+	ids, exclude               string
+	imageTemplate, pull        string
+	dockerHosts                listFlag
+	pullWorkers                int
+	platform, imageCache       string
+	redo, dryRun, force, quiet bool
+	progress                   string
+	memory, network            string
+	cpus                       float64
+	pids                       int64
+	maxCost                    float64
+	eval                       bool
+	evalTimeout                time.Duration
+	maxDuration                time.Duration
+	retryFailed                bool
 }
 
 func (f *runFlags) register(fs *flag.FlagSet) {
@@ -64,7 +67,10 @@ func (f *runFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.sel.Shard, "shard", "", "run part I of N (I/N, 1-based) of the selection")
 	fs.StringVar(&f.imageTemplate, "image-template", dataset.DefaultImageTemplate, "image name for rows without an image column; placeholders {instance_id} (Docker Hub form), {id}, {arch}")
 	fs.StringVar(&f.pull, "pull", "missing", "when to pull images: missing, always or never")
-	fs.StringVar(&f.dockerHost, "docker-host", "", "Docker engine address (default DOCKER_HOST or the local socket)")
+	fs.Var(&f.dockerHosts, "docker-host", "Docker engine URL[,workers=N] (unix://, tcp:// with DOCKER_CERT_PATH/DOCKER_TLS_VERIFY, ssh://user@host); repeatable: instances spread over the engines by free capacity (default DOCKER_HOST or the local socket, with --workers)")
+	fs.IntVar(&f.pullWorkers, "pull-workers", 4, "concurrent image pulls per engine")
+	fs.StringVar(&f.platform, "platform", "linux/amd64", "image platform (SWE-bench images are linux/amd64; other hosts run them under emulation)")
+	fs.StringVar(&f.imageCache, "image-cache", "keep", "images this run pulled: keep, remove (after their last instance) or budget=SIZE (evict least recently used to stay under SIZE, e.g. budget=200GB); images you had before are never removed")
 	fs.BoolVar(&f.redo, "redo-existing", false, "rerun instances that already finished in this output directory")
 	fs.BoolVar(&f.retryFailed, "retry-failed", false, "also rerun instances whose model outcome was not Submitted (LimitsExceeded, format errors, …)")
 	fs.IntVar(&f.maxAttempts, "max-attempts", 3, "attempts per instance for infrastructure failures, over all resumes")
@@ -193,14 +199,15 @@ func runCommand(ctx context.Context, stop <-chan struct{}, args []string, stdout
 	defer logFile.Close()
 	logger := slog.New(slog.NewJSONHandler(logFile, nil)).With("run", man.RunID)
 
-	engine, err := dockerenv.Connect(ctx, f.dockerHost)
+	progress := chooseProgress(f, stderr)
+	pool, err := f.connect(ctx, pull, logger, progress)
 	if err != nil {
 		return err
 	}
-	defer engine.Close()
+	defer pool.Close()
 	// Containers of a crashed earlier attempt of this run, or of any dead process of this
 	// machine, are leftovers: remove them before starting new ones.
-	if n, err := engine.Sweep(ctx, func(l map[string]string) bool {
+	if n, err := pool.Sweep(ctx, func(l map[string]string) bool {
 		return l[dockerenv.LabelRun] == man.RunID || dockerenv.Orphaned(l)
 	}); err != nil {
 		fmt.Fprintln(stderr, "swebench-run: warning: sweeping leftover containers:", err)
@@ -212,17 +219,16 @@ func runCommand(ctx context.Context, stop <-chan struct{}, args []string, stdout
 	if budget != nil {
 		runBudget = budget
 	}
-	progress := chooseProgress(f, stderr)
 	opts := runner.Options{
 		RunID: man.RunID, Version: version, Workers: f.workers, Config: cfg, Models: models,
-		ModelName: modelName, Engine: engine, Out: out, ImageTemplate: f.imageTemplate, Pull: pull,
+		ModelName: modelName, Pool: pool, Out: out, ImageTemplate: f.imageTemplate,
 		Limits: limits, Resume: runner.Resume{RedoExisting: f.redo, RetryFailed: f.retryFailed, MaxAttempts: f.maxAttempts}, Progress: progress,
 		Logger: logger, Stop: stop, Budget: runBudget,
 	}
 	var ev *eval.Evaluator
 	if f.eval {
 		evalDir := filepath.Join(f.out, "eval")
-		if ev, err = newEvaluator(engine, evalDir, man.RunID, f.workers, f.evalTimeout, f.redo, f.imageTemplate, pull, stop, stderr); err != nil {
+		if ev, err = newEvaluator(pool.Engines()[0], evalDir, man.RunID, f.workers, f.evalTimeout, f.redo, f.imageTemplate, pull, stop, stderr); err != nil {
 			return err
 		}
 		opts.AfterInstance = func(ctx context.Context, inst dataset.Instance, pred *results.Prediction) {
@@ -253,7 +259,7 @@ func runCommand(ctx context.Context, stop <-chan struct{}, args []string, stdout
 		}
 	}
 	// Safety net: whatever happened, no container of this run outlives it.
-	if n, err := engine.Sweep(ctx, dockerenv.ByRun(man.RunID)); err != nil {
+	if n, err := pool.Sweep(ctx, dockerenv.ByRun(man.RunID)); err != nil {
 		fmt.Fprintln(stderr, "swebench-run: warning: removing this run's containers:", err)
 	} else if n > 0 {
 		logger.Warn("removed containers left at the end of the run", "count", n)
@@ -291,6 +297,29 @@ func reportEval(ctx context.Context, ev *eval.Evaluator, insts []dataset.Instanc
 	}
 	printEvalSummary(stdout, rep, results, path)
 	return nil
+}
+
+// connect opens the run's Docker engines with their pull queues and image cache policy.
+func (f *runFlags) connect(ctx context.Context, pull dockerenv.PullPolicy, logger *slog.Logger, progress runner.Progress) (*dockerenv.Pool, error) {
+	cache, err := dockerenv.ParseCachePolicy(f.imageCache)
+	if err != nil {
+		return nil, fmt.Errorf("%w: --image-cache: %v", errUsage, err)
+	}
+	if _, err := dockerenv.ParsePlatform(f.platform); err != nil {
+		return nil, fmt.Errorf("%w: --platform: %v", errUsage, err)
+	}
+	var specs []dockerenv.HostSpec
+	for _, h := range f.dockerHosts {
+		spec, err := dockerenv.ParseHostSpec(h)
+		if err != nil {
+			return nil, fmt.Errorf("%w: --docker-host: %v", errUsage, err)
+		}
+		specs = append(specs, spec)
+	}
+	return dockerenv.NewPool(ctx, specs, f.workers, dockerenv.Options{
+		PullWorkers: f.pullWorkers, Platform: f.platform, Pull: pull, Cache: cache, Logger: logger,
+		OnPull: func(p dockerenv.PullProgress) { progress.Pull(p) },
+	})
 }
 
 func (f *runFlags) limits() (dockerenv.Limits, error) {

@@ -1,0 +1,155 @@
+package dockerenv_test
+
+import (
+	"context"
+	"errors"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/swebench-run/swebench-run/dockerenv"
+	"github.com/swebench-run/swebench-run/internal/testenv"
+)
+
+// secondEngine starts (idempotently) the second engine of scripts/start-second-engine.sh and
+// returns its address; the test skips, with the reason, where it cannot start.
+func secondEngine(t *testing.T) string {
+	t.Helper()
+	testenv.Docker(t)
+	out, err := exec.Command(filepath.Join(testenv.RepoRoot(t), "scripts", "start-second-engine.sh")).Output()
+	if err != nil {
+		var ee *exec.ExitError
+		if errors.As(err, &ee) {
+			t.Skipf("a second Docker engine cannot start here: %v: %s", err, ee.Stderr)
+		}
+		t.Skipf("a second Docker engine cannot start here: %v", err)
+	}
+	return strings.TrimSpace(string(out))
+}
+
+func stopSecondEngine(t *testing.T) {
+	t.Helper()
+	if out, err := exec.Command(filepath.Join(testenv.RepoRoot(t), "scripts", "start-second-engine.sh"), "--stop").CombinedOutput(); err != nil {
+		t.Fatalf("stop the second engine: %v: %s", err, out)
+	}
+}
+
+// Instances spread over two engines by free capacity, and really run on both.
+func TestPoolSpreadsByFreeCapacity(t *testing.T) {
+	second := secondEngine(t)
+	ctx := context.Background()
+	pool, err := dockerenv.NewPool(ctx, []dockerenv.HostSpec{{URL: "", Workers: 2}, {URL: second, Workers: 1}}, 4, dockerenv.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { pool.Close() })
+	first := pool.Engines()[0]
+	var got []string
+	var engines []*dockerenv.Engine
+	for range 3 {
+		e, err := pool.Acquire(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		engines = append(engines, e)
+		got = append(got, e.Host())
+	}
+	want := []string{first.Host(), second, first.Host()}
+	if strings.Join(got, " ") != strings.Join(want, " ") {
+		t.Errorf("hosts = %v, want %v", got, want)
+	}
+	// Full: the next Acquire waits until a slot is released, and gets that slot's engine.
+	done := make(chan *dockerenv.Engine)
+	go func() {
+		e, _ := pool.Acquire(ctx)
+		done <- e
+	}()
+	pool.Release(engines[1])
+	if e := <-done; e.Host() != second {
+		t.Errorf("after releasing a slot of %s, Acquire gave %s", second, e.Host())
+	}
+	// Each engine runs containers: one on each.
+	runID := "test-pool-spread"
+	for i, e := range []*dockerenv.Engine{engines[0], engines[1]} {
+		startTestContainer(t, e, dockerenv.ContainerSpec{RunID: runID, InstanceID: "pool__spread-" + string(rune('a'+i))})
+	}
+	for _, e := range pool.Engines() {
+		names, err := e.ListContainers(ctx, runID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(names) != 1 {
+			t.Errorf("%s runs %v, want one container", e.Host(), names)
+		}
+	}
+}
+
+// An engine that stops answering: its operations fail with an engine-down error, the pool
+// takes it out of rotation, and Revive brings it back once it answers again.
+func TestPoolFailover(t *testing.T) {
+	second := secondEngine(t)
+	ctx := context.Background()
+	pool, err := dockerenv.NewPool(ctx, []dockerenv.HostSpec{{URL: "", Workers: 1}, {URL: second, Workers: 4}}, 1, dockerenv.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { pool.Close() })
+	e, err := pool.Acquire(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if e.Host() != second {
+		t.Fatalf("Acquire gave %s, want the engine with the most free slots, %s", e.Host(), second)
+	}
+	c := startTestContainer(t, e, dockerenv.ContainerSpec{RunID: "test-pool-failover"})
+	t.Cleanup(func() { secondEngine(t) }) // leave it running for the other tests
+
+	stopSecondEngine(t)
+	_, err = c.Exec(ctx, "echo hi", dockerenv.ExecOptions{})
+	if !dockerenv.IsEngineDown(err) {
+		t.Fatalf("Exec on a stopped engine: err = %v, want an engine-down error", err)
+	}
+	pool.MarkDown(e, err)
+	pool.Release(e)
+	if got, want := pool.Capacity(), 1; got != want {
+		t.Errorf("capacity with one engine down = %d, want %d", got, want)
+	}
+	if n := pool.Revive(ctx); n != 1 {
+		t.Errorf("Revive with the engine still stopped: %d up, want 1", n)
+	}
+	e2, err := pool.Acquire(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if e2 == e {
+		t.Errorf("Acquire chose the engine that is down")
+	}
+	pool.Release(e2)
+
+	secondEngine(t)
+	if n := pool.Revive(ctx); n != 2 {
+		t.Errorf("Revive with the engine back: %d up, want 2", n)
+	}
+	if got, want := pool.Capacity(), 5; got != want {
+		t.Errorf("capacity after Revive = %d, want %d", got, want)
+	}
+}
+
+// With every engine down, Acquire fails with ErrNoEngine instead of waiting forever.
+func TestPoolAllDown(t *testing.T) {
+	second := secondEngine(t)
+	ctx := context.Background()
+	pool, err := dockerenv.NewPool(ctx, []dockerenv.HostSpec{{URL: second, Workers: 1}}, 1, dockerenv.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { pool.Close() })
+	t.Cleanup(func() { secondEngine(t) })
+	e := pool.Engines()[0]
+	stopSecondEngine(t)
+	pool.MarkDown(e, errors.New("test"))
+	if _, err := pool.Acquire(ctx); !errors.Is(err, dockerenv.ErrNoEngine) {
+		t.Errorf("Acquire = %v, want ErrNoEngine", err)
+	}
+}
