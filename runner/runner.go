@@ -363,6 +363,7 @@ func runInstance(ctx context.Context, inst dataset.Instance, attempt int, queued
 	rec.ImageID, info.ImageID = imageID, imageID
 	rec.ImageReady = unix(time.Now())
 
+	log.Info("image ready", "image", image, "image_id", imageID, "host", rec.Host)
 	opts.Progress.Event(Event{Instance: id, Phase: PhaseStarting})
 	env := opts.Config.Environment
 	c, err := engine.StartContainer(ctx, dockerenv.ContainerSpec{
@@ -377,6 +378,7 @@ func runInstance(ctx context.Context, inst dataset.Instance, attempt int, queued
 		}
 	}()
 	info.ContainerID = c.ID
+	log.Info("container started", "container", c.Name)
 	cenv := newContainerEnv(c, env)
 
 	vars := templateVars(inst, opts.Config, image)

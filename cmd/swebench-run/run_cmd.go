@@ -272,6 +272,8 @@ func runCommand(ctx context.Context, stop <-chan struct{}, args []string, stdout
 		return &exitStatusError{code: exitInterrupted, msg: "interrupted; rerun the same command to resume"}
 	case runErr != nil:
 		return runErr
+	case sum.BudgetExhausted:
+		return fmt.Errorf("the run's cost limit (--max-cost $%.2f) is spent ($%.4f): instances not yet started were left for later; raise --max-cost and rerun the same command to continue", f.maxCost, budget.Spent())
 	case sum.Failed > 0:
 		return &exitStatusError{code: exitFailedInsts, msg: fmt.Sprintf("%d instances ended with infrastructure failures; rerun the same command to retry them", sum.Failed)}
 	}
