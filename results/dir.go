@@ -89,7 +89,7 @@ func Open(path string) (*Dir, error) {
 		return nil, fmt.Errorf("output directory: %w", err)
 	}
 	d.ledger = f
-	d.exitFile = filepath.Join(path, "exit_statuses_"+strconv.FormatFloat(float64(time.Now().UnixNano())/1e9, 'f', 6, 64)+".yaml")
+	d.exitFile = exitStatusesPath(path)
 	return d, nil
 }
 
@@ -254,6 +254,12 @@ func (d *Dir) writeExitStatuses() error {
 		return err
 	}
 	return WriteFileAtomic(d.exitFile, buf.Bytes(), 0o644)
+}
+
+// exitStatusesPath names a new exit-status summary of dir, after the current time as
+// mini-swe-agent does (exit_statuses_<unix time>.yaml).
+func exitStatusesPath(dir string) string {
+	return filepath.Join(dir, "exit_statuses_"+strconv.FormatFloat(float64(time.Now().UnixNano())/1e9, 'f', 6, 64)+".yaml")
 }
 
 // TrajectoryPath is where the trajectory of id lives.

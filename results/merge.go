@@ -9,8 +9,6 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
-	"strconv"
-	"time"
 )
 
 // MergeReport says what a merge combined and what it found wrong.
@@ -129,7 +127,7 @@ func Merge(srcs []string, dst string, manifest *Manifest) (*MergeReport, error) 
 		return nil, err
 	}
 	d := &Dir{path: dst, history: history,
-		exitFile: filepath.Join(dst, "exit_statuses_"+strconv.FormatFloat(float64(time.Now().UnixNano())/1e9, 'f', 6, 64)+".yaml")}
+		exitFile: exitStatusesPath(dst)}
 	if err := d.writeExitStatuses(); err != nil {
 		return nil, err
 	}

@@ -8,8 +8,6 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
-	"strconv"
-	"time"
 )
 
 // Stats summarise one output directory: outcomes, cost, steps, tokens, durations, failures and,
@@ -203,6 +201,6 @@ func Rebuild(dir string) (int, error) {
 		return 0, err
 	}
 	d := &Dir{path: dir, history: history,
-		exitFile: filepath.Join(dir, "exit_statuses_"+strconv.FormatFloat(float64(time.Now().UnixNano())/1e9, 'f', 6, 64)+".yaml")}
+		exitFile: exitStatusesPath(dir)}
 	return len(preds), d.writeExitStatuses()
 }
