@@ -291,7 +291,7 @@ func runInstance(ctx context.Context, inst dataset.Instance, attempt int, queued
 	// finish records the attempt; a trajectory is written even when no container ever started.
 	var engine *dockerenv.Engine
 	finish := func(status string, cause error, res *agent.Result) (results.Record, *results.Prediction, error) {
-		if dockerenv.IsEngineDown(cause) {
+		if engine != nil && dockerenv.IsEngineDown(cause) {
 			opts.Pool.MarkDown(engine, cause)
 			status = StatusEngineDown
 		}
