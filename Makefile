@@ -33,3 +33,9 @@ lint:
 
 clean:
 	rm -rf bin
+
+# Benchmarks against the references (raw Docker API, `docker exec` subprocesses, bare Docker
+# calls): prints the table and writes BENCHMARKS.md. Takes 25–35 minutes here; not part of
+# `make test`, which runs a one-iteration smoke version (internal/bench).
+bench: build images
+	scripts/bench/run.sh

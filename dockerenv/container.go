@@ -14,6 +14,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"syscall"
 	"time"
@@ -21,6 +22,7 @@ import (
 	cerrdefs "github.com/containerd/errdefs"
 	"github.com/moby/moby/api/types/container"
 	"github.com/moby/moby/client"
+	"golang.org/x/sync/errgroup"
 )
 
 // ContainerSpec describes the container of one instance.
@@ -112,7 +114,10 @@ func (e *Engine) StartContainer(ctx context.Context, spec ContainerSpec) (*Conta
 			LabelOwner:    Owner(),
 		},
 	}
-	cctx, cancel := context.WithTimeout(ctx, engineCallTimeout)
+	// Create and start run to completion even when ctx is cancelled meanwhile: a create the
+	// client abandons may still complete in the daemon, leaving a container nobody knows the id
+	// of. Cancellation is checked right after, and the container removed.
+	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), engineCallTimeout)
 	res, err := e.cli.ContainerCreate(cctx, client.ContainerCreateOptions{Config: cfg, HostConfig: hc, Name: name, Platform: e.plat})
 	cancel()
 	if err != nil {
@@ -123,9 +128,16 @@ func (e *Engine) StartContainer(ctx context.Context, spec ContainerSpec) (*Conta
 	}
 	c := &Container{engine: e, ID: res.ID, Name: name, spec: spec}
 	c.oomKills.Store(-1) // unknown until the first check
-	sctx, cancel := context.WithTimeout(ctx, engineCallTimeout)
+	if err := ctx.Err(); err != nil {
+		_ = c.Remove(ctx)
+		return nil, err
+	}
+	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), engineCallTimeout)
 	_, err = e.cli.ContainerStart(sctx, res.ID, client.ContainerStartOptions{})
 	cancel()
+	if err == nil {
+		err = ctx.Err()
+	}
 	if err != nil {
 		_ = c.Remove(ctx)
 		return nil, e.hung(ctx, fmt.Errorf("start container for %s: %w", spec.InstanceID, err))
@@ -273,27 +285,46 @@ func Orphaned(labels map[string]string) bool {
 // Sweep removes the containers of this tool for which match returns true (nil matches all) and
 // returns how many it removed. It runs on a context that survives cancellation.
 func (e *Engine) Sweep(ctx context.Context, match func(labels map[string]string) bool) (int, error) {
-	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*removeTimeout)
-	defer cancel()
-	list, err := e.cli.ContainerList(ctx, client.ContainerListOptions{All: true, Filters: client.Filters{}.Add("label", LabelTool+"=1")})
+	ctx = context.WithoutCancel(ctx)
+	lctx, cancel := context.WithTimeout(ctx, removeTimeout)
+	list, err := e.cli.ContainerList(lctx, client.ContainerListOptions{All: true, Filters: client.Filters{}.Add("label", LabelTool+"=1")})
+	cancel()
 	if err != nil {
 		return 0, fmt.Errorf("list containers on %s: %w", e.Host(), err)
 	}
-	var errs []error
-	n := 0
+	// Removals run a few at a time, each with its own timeout: dozens of leftovers after a
+	// crash must neither hold the next run for minutes nor outlast one shared deadline.
+	var (
+		mu   sync.Mutex
+		errs []error
+		n    int
+		g    errgroup.Group
+	)
+	g.SetLimit(sweepConcurrency)
 	for _, s := range list.Items {
 		if match != nil && !match(s.Labels) {
 			continue
 		}
-		_, err := e.cli.ContainerRemove(ctx, s.ID, client.ContainerRemoveOptions{Force: true, RemoveVolumes: true})
-		if err != nil && !cerrdefs.IsNotFound(err) {
-			errs = append(errs, fmt.Errorf("remove %s: %w", s.ID[:12], err))
-			continue
-		}
-		n++
+		g.Go(func() error {
+			rctx, cancel := context.WithTimeout(ctx, removeTimeout)
+			defer cancel()
+			_, err := e.cli.ContainerRemove(rctx, s.ID, client.ContainerRemoveOptions{Force: true, RemoveVolumes: true})
+			mu.Lock()
+			defer mu.Unlock()
+			if err != nil && !cerrdefs.IsNotFound(err) {
+				errs = append(errs, fmt.Errorf("remove %s: %w", s.ID[:12], err))
+				return nil
+			}
+			n++
+			return nil
+		})
 	}
+	_ = g.Wait()
 	return n, errors.Join(errs...)
 }
+
+// sweepConcurrency bounds the removals a sweep runs at once.
+const sweepConcurrency = 8
 
 // ByRun matches the containers of one run.
 func ByRun(runID string) func(map[string]string) bool {

@@ -258,11 +258,20 @@ func runCommand(ctx context.Context, stop <-chan struct{}, args []string, stdout
 			runErr = err
 		}
 	}
-	// Safety net: whatever happened, no container of this run outlives it.
-	if n, err := pool.Sweep(ctx, dockerenv.ByRun(man.RunID)); err != nil {
-		fmt.Fprintln(stderr, "swebench-run: warning: removing this run's containers:", err)
-	} else if n > 0 {
+	// Safety net: whatever happened, no container of this run outlives it. After a
+	// cancellation the engine may still be finishing creates the run gave up on, so sweep again
+	// until a pass finds nothing.
+	for pass := 0; pass < 3; pass++ {
+		n, err := pool.Sweep(ctx, dockerenv.ByRun(man.RunID))
+		if err != nil {
+			fmt.Fprintln(stderr, "swebench-run: warning: removing this run's containers:", err)
+			break
+		}
+		if n == 0 {
+			break
+		}
 		logger.Warn("removed containers left at the end of the run", "count", n)
+		time.Sleep(2 * time.Second)
 	}
 	printSummary(stderr, f.out, sum, out)
 	switch {

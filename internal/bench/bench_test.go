@@ -1,0 +1,227 @@
+package bench
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/swebench-run/swebench-run/internal/testenv"
+)
+
+// iterations is 1 (the smoke version that runs in `make test`) unless BENCH_N says otherwise.
+func iterations(t testing.TB) int {
+	if s := os.Getenv("BENCH_N"); s != "" {
+		n, err := strconv.Atoi(s)
+		if err != nil {
+			t.Fatalf("BENCH_N=%q: %v", s, err)
+		}
+		return n
+	}
+	return 1
+}
+
+func docker(t testing.TB) *Docker {
+	t.Helper()
+	e := testenv.Docker(t) // skips in -short mode or without a daemon (fails under CI)
+	testenv.RequireImage(t, e, BaseImage)
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	d, err := Connect(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(d.Close)
+	return d
+}
+
+func TestRoundTripSmoke(t *testing.T) {
+	d := docker(t)
+	r, err := MeasureRoundTrip(context.Background(), d, iterations(t), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, row := range r.Rows() {
+		t.Logf("%s: %s", row.What, row.Measured)
+	}
+}
+
+func TestOverheadSmoke(t *testing.T) {
+	d := docker(t)
+	o, err := MeasureOverhead(context.Background(), d, iterations(t), t.TempDir(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, row := range o.Rows() {
+		t.Logf("%s: %s", row.What, row.Measured)
+	}
+}
+
+// binDir holds the CLI built once for the tests of this package (removed by TestMain).
+var (
+	binDir   string
+	builtBin string
+)
+
+func TestMain(m *testing.M) {
+	binDir, _ = os.MkdirTemp("", "swebench-run-bench-")
+	code := m.Run()
+	os.RemoveAll(binDir)
+	os.Exit(code)
+}
+
+func binary(t *testing.T) string {
+	t.Helper()
+	if builtBin == "" {
+		bin, err := BuildBinary(context.Background(), binDir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		builtBin = bin
+	}
+	return builtBin
+}
+
+func TestScaleSmoke(t *testing.T) {
+	d := docker(t)
+	spec := ScaleSpec{Instances: 2 * iterations(t), Workers: 2, Delay: 10 * time.Millisecond}
+	s, err := MeasureScale(context.Background(), binary(t), t.TempDir(), spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := s.Statuses["Submitted"], spec.Instances; got != want {
+		t.Errorf("Submitted instances = %d, want %d (%v)", got, want, s.Statuses)
+	}
+	if s.Floor, err = MeasureFloor(context.Background(), d, spec); err != nil {
+		t.Fatal(err)
+	}
+	for _, row := range s.Rows() {
+		t.Logf("%s: %s", row.What, row.Measured)
+	}
+}
+
+func TestFloodSmoke(t *testing.T) {
+	docker(t)
+	f, err := MeasureFlood(context.Background(), binary(t), t.TempDir(), 4<<20)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f.Problem != "" {
+		t.Errorf("flood observation: %s", f.Problem)
+	}
+	for _, row := range f.Rows() {
+		t.Logf("%s: %s", row.What, row.Measured)
+	}
+}
+
+func TestResumeSmoke(t *testing.T) {
+	docker(t)
+	r, err := MeasureResume(context.Background(), binary(t), t.TempDir(), 100*iterations(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, row := range r.Rows() {
+		t.Logf("%s: %s", row.What, row.Measured)
+	}
+}
+
+func TestLoadSmoke(t *testing.T) {
+	if _, err := os.Stat(VerifiedParquet()); err != nil {
+		t.Fatalf("fixture missing: %v", err)
+	}
+	l, err := MeasureLoad(t.TempDir(), iterations(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, row := range l.Rows() {
+		t.Logf("%s: %s", row.What, row.Measured)
+	}
+}
+
+func BenchmarkExec(b *testing.B) {
+	d := docker(b)
+	ctx := context.Background()
+	c, err := d.StartBase(ctx, "bench-exec")
+	b.Cleanup(func() {
+		if c != nil {
+			c.Remove(ctx)
+		}
+	})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Run("ours", func(b *testing.B) {
+		opts := RunnerExecOptions()
+		for b.Loop() {
+			if _, err := OurExec(ctx, c, opts); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("raw", func(b *testing.B) {
+		for b.Loop() {
+			if _, err := RawExec(ctx, d.Cli, c.ID, "/tmp", PlainArgv); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("subprocess", func(b *testing.B) {
+		// Timed inside the peer script; the interpreter's start-up is excluded.
+		b.StopTimer()
+		ds, err := SubprocessExecs(ctx, c.ID, "/tmp", b.N)
+		if err != nil {
+			b.Fatal(err)
+		}
+		var total time.Duration
+		for _, d := range ds {
+			total += d
+		}
+		b.ReportMetric(float64(total.Nanoseconds())/float64(b.N), "ns/op")
+	})
+}
+
+func BenchmarkInstance(b *testing.B) {
+	d := docker(b)
+	ctx := context.Background()
+	tmp := b.TempDir()
+	b.Run("runner", func(b *testing.B) {
+		i := 0
+		for b.Loop() {
+			i++
+			if _, err := RunnerInstance(ctx, d, tmp, i); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("bare", func(b *testing.B) {
+		i := 0
+		for b.Loop() {
+			i++
+			if _, err := BareInstance(ctx, d, i); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}
+
+func BenchmarkLoad(b *testing.B) {
+	synth := filepath.Join(b.TempDir(), "synthetic.parquet")
+	if err := WriteSyntheticParquet(synth, 20000); err != nil {
+		b.Fatal(err)
+	}
+	for _, c := range []struct {
+		name, path string
+		want       int
+	}{{"verified", VerifiedParquet(), 500}, {"synthetic20k", synth, 20000}} {
+		b.Run(c.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := TimeLoad(c.path, c.want, 1); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}

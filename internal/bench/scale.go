@@ -1,0 +1,193 @@
+package bench
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"github.com/moby/moby/api/types/container"
+	"github.com/moby/moby/client"
+	"golang.org/x/sync/errgroup"
+
+	"github.com/swebench-run/swebench-run/dockerenv"
+	"github.com/swebench-run/swebench-run/model"
+	"github.com/swebench-run/swebench-run/results"
+)
+
+// ScaleSpec is one scale test: Instances instances of Steps turns, each turn's model call
+// sleeping Delay, on Workers workers.
+type ScaleSpec struct {
+	Instances, Workers int
+	Delay              time.Duration
+}
+
+// Ideal is the time of a perfect pool with free containers: ceil(Instances/Workers) waves of
+// Steps × Delay.
+func (s ScaleSpec) Ideal() time.Duration {
+	waves := math.Ceil(float64(s.Instances) / float64(s.Workers))
+	return time.Duration(waves) * Steps * s.Delay
+}
+
+// Scale is the outcome of a scale test of the binary and of the bare-Docker floor.
+type Scale struct {
+	Spec      ScaleSpec
+	Usage     Usage // the binary's process
+	Statuses  map[string]int
+	Breakdown Breakdown
+	Floor     time.Duration // the same work done with bare Docker calls in-process (0: not measured)
+	// Errors holds the first error message recorded for each exit status other than Submitted.
+	Errors map[string]string
+}
+
+func (s Scale) Efficiency() float64 { return float64(s.Spec.Ideal()) / float64(s.Usage.Wall) }
+
+// Breakdown summarizes the ledger timings of a run, per instance.
+type Breakdown struct {
+	WaitImage  Sample // queued_at → image_ready_at (includes waiting for a free worker)
+	ToFirst    Sample // image_ready_at → first_step_at: container create+start, first model call and exec
+	FirstToEnd Sample // first_step_at → ended_at: the other Steps-1 model calls and execs
+	Overhead   Sample // image_ready_at → ended_at minus Steps × Delay: what is not model time
+}
+
+// ScaleIDs names the instances of a scale test.
+func ScaleIDs(n int) []string {
+	ids := make([]string, n)
+	for i := range ids {
+		ids[i] = fmt.Sprintf("bench__scale-%05d", i)
+	}
+	return ids
+}
+
+// MeasureScale runs the binary over a synthetic dataset with the scripted model.
+func MeasureScale(ctx context.Context, bin, tmp string, s ScaleSpec) (Scale, error) {
+	dir := filepath.Join(tmp, fmt.Sprintf("scale-%d-%d", s.Instances, s.Workers))
+	ids := ScaleIDs(s.Instances)
+	scripts := map[string][]model.ScriptedTurn{}
+	for _, id := range ids {
+		scripts[id] = Turns(s.Delay)
+	}
+	ds, script, err := WriteDataset(dir, ids, scripts)
+	if err != nil {
+		return Scale{}, err
+	}
+	out := filepath.Join(dir, "out")
+	os.RemoveAll(out)
+	args := append([]string{"run", "--split", ds, "--model", "scripted:" + script, "-o", out, "--progress", "none"}, RunArgs(s.Workers)...)
+	u, err := TimeBinary(ctx, bin, args, nil)
+	if err != nil {
+		return Scale{}, err
+	}
+	h, _, err := results.ReadLedger(out)
+	if err != nil {
+		return Scale{}, err
+	}
+	res := Scale{Spec: s, Usage: u, Statuses: map[string]int{}, Errors: map[string]string{}}
+	var wait, first, rest, over []time.Duration
+	sec := func(f float64) time.Duration { return time.Duration(f * float64(time.Second)) }
+	for _, recs := range h {
+		r := recs[len(recs)-1]
+		res.Statuses[r.ExitStatus]++
+		if _, ok := res.Errors[r.ExitStatus]; !ok && r.ExitStatus != "Submitted" {
+			res.Errors[r.ExitStatus] = r.Error
+		}
+		wait = append(wait, sec(r.ImageReady-r.Queued))
+		first = append(first, sec(r.FirstStep-r.ImageReady))
+		rest = append(rest, sec(r.End-r.FirstStep))
+		over = append(over, sec(r.End-r.ImageReady)-Steps*s.Delay)
+	}
+	res.Breakdown = Breakdown{WaitImage: Summarize(wait), ToFirst: Summarize(first), FirstToEnd: Summarize(rest), Overhead: Summarize(over)}
+	return res, nil
+}
+
+// MeasureFloor does the work of a scale test with bare Docker calls in-process, the floor any
+// runner on this engine faces: Workers goroutines, each instance a raw create, start, Steps ×
+// (sleep Delay, exec), forced removal.
+func MeasureFloor(ctx context.Context, d *Docker, s ScaleSpec) (time.Duration, error) {
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(s.Workers)
+	var mu sync.Mutex
+	var ids []string
+	defer func() {
+		for _, id := range ids {
+			d.Cli.ContainerRemove(context.WithoutCancel(ctx), id, client.ContainerRemoveOptions{Force: true})
+		}
+	}()
+	pids := int64(4096)
+	start := time.Now()
+	for i := range s.Instances {
+		g.Go(func() error {
+			res, err := d.Cli.ContainerCreate(gctx, client.ContainerCreateOptions{
+				Name: fmt.Sprintf("swebench-run-bench-floor-%d-%d", os.Getpid(), i),
+				Config: &container.Config{Image: BaseImage, Entrypoint: []string{}, WorkingDir: "/tmp",
+					Cmd:    []string{"bash", "-c", `trap "exit 0" TERM; end=$((SECONDS+14400)); while [ $SECONDS -lt $end ]; do sleep 10 & wait $!; done`},
+					Labels: map[string]string{dockerenv.LabelTool: "1", dockerenv.LabelRun: RunID, dockerenv.LabelOwner: dockerenv.Owner()}},
+				HostConfig: &container.HostConfig{NetworkMode: container.NetworkMode(Network), Resources: container.Resources{PidsLimit: &pids}},
+			})
+			if err != nil {
+				return err
+			}
+			mu.Lock()
+			ids = append(ids, res.ID)
+			mu.Unlock()
+			if _, err := d.Cli.ContainerStart(gctx, res.ID, client.ContainerStartOptions{}); err != nil {
+				return err
+			}
+			for range Steps {
+				select {
+				case <-gctx.Done():
+					return gctx.Err()
+				case <-time.After(s.Delay):
+				}
+				if _, err := RawExec(gctx, d.Cli, res.ID, "/tmp", PlainArgv); err != nil {
+					return err
+				}
+			}
+			_, err = d.Cli.ContainerRemove(gctx, res.ID, client.ContainerRemoveOptions{Force: true})
+			return err
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return 0, err
+	}
+	return time.Since(start), nil
+}
+
+func (s Scale) Rows() []Row {
+	sp := s.Spec
+	eff := s.Efficiency()
+	rows := []Row{{
+		What:     fmt.Sprintf("scale: %d instances, %d workers, %d steps × %s model time", sp.Instances, sp.Workers, Steps, sp.Delay),
+		Measured: fmt.Sprintf("ideal %s ÷ actual %s = %.3f (statuses %v)", sp.Ideal(), s.Usage.Wall.Round(10*time.Millisecond), eff, s.Statuses),
+		Goal:     "≥ 0.95", Pass: eff >= 0.95,
+	}}
+	if s.Floor > 0 {
+		rows = append(rows, Row{What: fmt.Sprintf("scale floor: same work with bare Docker calls, %d workers", sp.Workers),
+			Measured: fmt.Sprintf("ideal %s ÷ actual %s = %.3f", sp.Ideal(), s.Floor.Round(10*time.Millisecond), float64(sp.Ideal())/float64(s.Floor)), NA: true})
+	}
+	for st, e := range s.Errors {
+		if len(e) > 300 {
+			e = e[:300] + "…"
+		}
+		rows[0].Measured += fmt.Sprintf("; first %s: %s", st, e)
+	}
+	b := s.Breakdown
+	rows = append(rows, Row{What: fmt.Sprintf("scale breakdown, %d workers (median / p90 per instance)", sp.Workers),
+		Measured: fmt.Sprintf("queued→image ready %s / %s; image ready→first step (container start + 1 step) %s / %s; first step→end %s / %s; not model time %s / %s",
+			b.WaitImage.Median.Round(time.Millisecond), b.WaitImage.P90.Round(time.Millisecond),
+			b.ToFirst.Median.Round(time.Millisecond), b.ToFirst.P90.Round(time.Millisecond),
+			b.FirstToEnd.Median.Round(time.Millisecond), b.FirstToEnd.P90.Round(time.Millisecond),
+			b.Overhead.Median.Round(time.Millisecond), b.Overhead.P90.Round(time.Millisecond)), NA: true})
+	rss := float64(s.Usage.MaxRSSKiB) / 1024
+	fp := Row{What: fmt.Sprintf("footprint at %d workers", sp.Workers),
+		Measured: fmt.Sprintf("peak RSS %.1f MB, CPU %.2f s (user %.2f, sys %.2f)", rss, s.Usage.CPUSec(), s.Usage.UserSec, s.Usage.SysSec)}
+	if sp.Workers >= 256 {
+		fp.Goal, fp.Pass = "RSS ≤ 150 MB", rss <= 150
+	} else {
+		fp.NA = true
+	}
+	return append(rows, fp)
+}

@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# make bench: runs every benchmark of internal/bench on the local Docker engine and writes the
+# results table to BENCHMARKS.md (and stdout). Not part of `make test` (a 1-iteration smoke
+# version of each measurement runs there, as internal/bench's tests).
+#
+#   scripts/bench/run.sh                 # everything, full size (about 15-25 minutes)
+#   scripts/bench/run.sh -only load,resume -o -   # a subset, table on stdout only
+#
+# Any flag is passed to internal/bench/cmd/benchrun (see -h). Needs: Go, Docker with the local
+# base image (make images), python3 with the docker CLI (subprocess reference), /usr/bin/time
+# (apt-get install time). BENCH_NETWORK sets the containers' network mode (default none).
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+
+if [[ ! -x /usr/bin/time ]]; then
+	echo "bench: /usr/bin/time is missing; install it with: apt-get install -y time" >&2
+	exit 1
+fi
+command -v python3 >/dev/null || { echo "bench: python3 is missing (subprocess reference)" >&2; exit 1; }
+command -v docker >/dev/null || { echo "bench: the docker CLI is missing (subprocess reference)" >&2; exit 1; }
+docker image inspect swebench-run/base:bookworm >/dev/null 2>&1 || {
+	echo "bench: image swebench-run/base:bookworm is missing; build it with: make images" >&2; exit 1; }
+
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+go build -o "$tmp/benchrun" ./internal/bench/cmd/benchrun
+go build -o "$tmp/swebench-run" ./cmd/swebench-run
+status=0
+"$tmp/benchrun" -bin "$tmp/swebench-run" -o BENCHMARKS.md "$@" || status=$?
+# Containers of an interrupted benchmark: the label run-id=bench marks them all.
+ids=$(docker ps -aq --filter label=swebench-run.run-id=bench)
+[[ -z "$ids" ]] || docker rm -f $ids >/dev/null
+exit $status
