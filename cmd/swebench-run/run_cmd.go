@@ -253,11 +253,6 @@ func runCommand(ctx context.Context, stop <-chan struct{}, args []string, stdout
 		defer t.Stop()
 	}
 	sum, runErr := runner.Run(runCtx, insts, opts)
-	if ev != nil && runErr == nil {
-		if err := reportEval(ctx, ev, insts, out, man.RunID, stdout); err != nil {
-			runErr = err
-		}
-	}
 	// Safety net: whatever happened, no container of this run outlives it. After a
 	// cancellation the engine may still be finishing creates the run gave up on, so sweep again
 	// until a pass finds nothing.
@@ -274,6 +269,11 @@ func runCommand(ctx context.Context, stop <-chan struct{}, args []string, stdout
 		time.Sleep(2 * time.Second)
 	}
 	printSummary(stderr, f.out, sum, out)
+	if ev != nil && runErr == nil {
+		if err := reportEval(ctx, ev, insts, out, man.RunID, stdout); err != nil {
+			runErr = err
+		}
+	}
 	switch {
 	case errors.Is(runErr, runner.ErrInterrupted) && deadlineHit.Load():
 		return &exitStatusError{code: exitInterrupted, msg: fmt.Sprintf("--max-duration %s reached; rerun the same command to resume", f.maxDuration)}
