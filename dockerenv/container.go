@@ -153,9 +153,23 @@ const engineCallTimeout = 3 * time.Minute
 
 // hung turns a call that ran out of engineCallTimeout (while ctx itself is live) into an
 // *EngineDownError, so the runner takes the engine out of rotation and retries elsewhere.
+// A failed call whose engine then does not answer a ping (connection cut mid-call, daemon
+// stopped) is an *EngineDownError too.
 func (e *Engine) hung(ctx context.Context, err error) error {
-	if errors.Is(err, context.DeadlineExceeded) && ctx.Err() == nil {
+	if err == nil || ctx.Err() != nil || IsEngineDown(err) {
+		return err
+	}
+	if errors.Is(err, context.DeadlineExceeded) {
 		return &EngineDownError{Host: e.Host(), Err: fmt.Errorf("no answer within %s: %w", engineCallTimeout, err)}
+	}
+	var died *ContainerDiedError
+	if errors.As(err, &died) {
+		return err
+	}
+	pctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+	defer cancel()
+	if _, perr := e.cli.Ping(pctx, client.PingOptions{}); perr != nil {
+		return &EngineDownError{Host: e.Host(), Err: err}
 	}
 	return err
 }
