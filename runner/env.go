@@ -2,6 +2,7 @@ package runner
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"time"
@@ -42,7 +43,7 @@ func newContainerEnv(c *dockerenv.Container, cfg configs.Environment) *container
 func (e *containerEnv) Execute(ctx context.Context, command string) (agent.Output, error) {
 	res, err := e.c.Exec(ctx, command, e.opts)
 	if err != nil {
-		return agent.Output{}, err
+		return agent.Output{}, envFailure(ctx, err)
 	}
 	out := agent.Output{Output: res.Output, ReturnCode: res.ExitCode, Duration: res.Duration}
 	if res.TimedOut {
@@ -58,3 +59,24 @@ func (e *containerEnv) Execute(ctx context.Context, command string) (agent.Outpu
 	}
 	return out, nil
 }
+
+// envFailure classifies an error of the environment itself. Cancellation stays cancellation
+// (Interrupted); errors that name their status (ContainerDied, OOMKilled) keep it; anything else
+// — an engine error in the middle of an exec — is an EnvironmentError, an infrastructure failure
+// retried on resume, never a verdict on the model.
+func envFailure(ctx context.Context, err error) error {
+	if ctx.Err() != nil {
+		return ctx.Err()
+	}
+	var named agent.ExitStatuser
+	if errors.As(err, &named) {
+		return err
+	}
+	return &environmentError{err}
+}
+
+type environmentError struct{ err error }
+
+func (e *environmentError) Error() string      { return e.err.Error() }
+func (e *environmentError) Unwrap() error      { return e.err }
+func (e *environmentError) ExitStatus() string { return StatusEnvironmentError }

@@ -74,6 +74,7 @@ const (
 	StatusModelSetupError  = "ModelSetupError"
 	StatusEnvStartupFailed = "EnvStartupFailed"
 	StatusEngineDown       = "EngineDown"
+	StatusEnvironmentError = "EnvironmentError"
 )
 
 // infrastructureStatuses are outcomes that say nothing about the model: they are retried on
@@ -83,6 +84,7 @@ var infrastructureStatuses = map[string]bool{
 	StatusContainerError:     true,
 	StatusEnvStartupFailed:   true,
 	StatusEngineDown:         true,
+	StatusEnvironmentError:   true,
 	"ContainerDied":          true,
 	agent.StatusInterrupted:  true,
 	"APIError":               true,

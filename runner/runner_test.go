@@ -1,10 +1,14 @@
 package runner
 
 import (
+	"context"
+	"errors"
 	"strings"
 	"testing"
 
+	"github.com/swebench-run/swebench-run/agent"
 	"github.com/swebench-run/swebench-run/dataset"
+	"github.com/swebench-run/swebench-run/dockerenv"
 	"github.com/swebench-run/swebench-run/results"
 )
 
@@ -55,5 +59,33 @@ func TestCategory(t *testing.T) {
 		if got := Category(status); got != want {
 			t.Errorf("Category(%s) = %s, want %s", status, got, want)
 		}
+	}
+}
+
+func TestEnvFailure(t *testing.T) {
+	live := context.Background()
+	cancelled, cancel := context.WithCancel(context.Background())
+	cancel()
+	died := &dockerenv.ContainerDiedError{Name: "c", ExitCode: 137, Err: errors.New("gone")}
+	tests := []struct {
+		name string
+		ctx  context.Context
+		err  error
+		want string
+	}{
+		{"engine error mid-exec", live, errors.New("read exec output: connection reset"), StatusEnvironmentError},
+		{"container died keeps its status", live, died, "ContainerDied"},
+		{"cancellation", cancelled, errors.New("read exec output: context canceled"), agent.StatusInterrupted},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := agent.ExitStatusOf(envFailure(tt.ctx, tt.err))
+			if got != tt.want {
+				t.Errorf("status = %s, want %s", got, tt.want)
+			}
+			if Category(got) != results.CategoryInfrastructure {
+				t.Errorf("category of %s = model, want infrastructure", got)
+			}
+		})
 	}
 }
