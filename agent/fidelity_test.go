@@ -20,19 +20,13 @@ import (
 
 	"github.com/swebench-run/swebench-run/agent"
 	"github.com/swebench-run/swebench-run/configs"
+	"github.com/swebench-run/swebench-run/internal/testenv"
 )
 
 // fixtures returns ../shared/fixtures beside the repository (from this package: ../../shared).
 func fixtures(t *testing.T) string {
 	t.Helper()
-	dir, err := filepath.Abs(filepath.Join("..", "..", "shared", "fixtures"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := os.Stat(dir); err != nil {
-		t.Fatalf("fixtures not found at %s (tests expect ../shared/fixtures beside the repository): %v", dir, err)
-	}
-	return dir
+	return testenv.Fixtures(t)
 }
 
 // recordedModel answers with the recorded assistant messages, in order.

@@ -7,7 +7,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"strings"
 	"time"
 
@@ -106,6 +105,3 @@ const (
 
 // ErrImageNotFound reports an image that is neither local nor pullable under the policy.
 var ErrImageNotFound = errors.New("image not found")
-
-// drain discards r; used for streams whose content does not matter.
-func drain(r io.Reader) { _, _ = io.Copy(io.Discard, r) }

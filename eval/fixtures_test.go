@@ -8,20 +8,13 @@ import (
 	"testing"
 
 	"github.com/swebench-run/swebench-run/dataset"
+	"github.com/swebench-run/swebench-run/internal/testenv"
 )
-
-// fixturesDir is the shared SWE-bench test data, ../shared/fixtures from the repository root.
-const fixturesDir = "../../shared/fixtures"
 
 // fixture returns the path of a file under the shared fixtures, failing the test when it is absent.
 func fixture(t *testing.T, rel string) string {
 	t.Helper()
-	p := filepath.Join(fixturesDir, rel)
-	if _, err := os.Stat(p); err != nil {
-		abs, _ := filepath.Abs(p)
-		t.Fatalf("fixture %s not found (looked at %s): the shared fixtures must be at ../shared/fixtures relative to the repository root", rel, abs)
-	}
-	return p
+	return testenv.Fixtures(t, filepath.FromSlash(rel))
 }
 
 // stringList decodes FAIL_TO_PASS / PASS_TO_PASS, which JSONL datasets store as JSON-encoded strings

@@ -21,7 +21,7 @@ func TestPriceTableMatchesRecordedCosts(t *testing.T) {
 	}
 	calls := 0
 	for _, id := range fixtureIDs(t) {
-		data, err := os.ReadFile(filepath.Join(fixtureRuns, id, id+".traj.json"))
+		data, err := os.ReadFile(filepath.Join(fixtureRuns(t), id, id+".traj.json"))
 		if err != nil {
 			t.Fatal(err)
 		}

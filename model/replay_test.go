@@ -11,9 +11,14 @@ import (
 	"testing"
 
 	"github.com/swebench-run/swebench-run/agent"
+	"github.com/swebench-run/swebench-run/internal/testenv"
 )
 
-const fixtureRuns = "/work/shared/fixtures/runs/deepseek-chat-lite-dev/output"
+// fixtureRuns is the real mini-swe-agent run of the shared fixtures.
+func fixtureRuns(t *testing.T) string {
+	t.Helper()
+	return testenv.Fixtures(t, "runs", "deepseek-chat-lite-dev", "output")
+}
 
 type recordedTraj struct {
 	Info struct {
@@ -27,9 +32,9 @@ type recordedTraj struct {
 
 func fixtureIDs(t *testing.T) []string {
 	t.Helper()
-	paths, _ := filepath.Glob(filepath.Join(fixtureRuns, "*", "*.traj.json"))
+	paths, _ := filepath.Glob(filepath.Join(fixtureRuns(t), "*", "*.traj.json"))
 	if len(paths) == 0 {
-		t.Skip("no fixture trajectories at " + fixtureRuns)
+		t.Fatalf("no trajectories in %s", fixtureRuns(t))
 	}
 	var ids []string
 	for _, p := range paths {
@@ -39,13 +44,13 @@ func fixtureIDs(t *testing.T) []string {
 }
 
 func TestReplayMiniTrajectories(t *testing.T) {
-	p, err := New(Config{ModelName: "replay:" + fixtureRuns}, Options{})
+	p, err := New(Config{ModelName: "replay:" + fixtureRuns(t)}, Options{})
 	if err != nil {
 		t.Fatalf("New: %v", err)
 	}
 	for _, id := range fixtureIDs(t) {
 		t.Run(id, func(t *testing.T) {
-			data, err := os.ReadFile(filepath.Join(fixtureRuns, id, id+".traj.json"))
+			data, err := os.ReadFile(filepath.Join(fixtureRuns(t), id, id+".traj.json"))
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -8,15 +8,13 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/swebench-run/swebench-run/internal/testenv"
 )
 
 func fixtureDir(t *testing.T, parts ...string) string {
 	t.Helper()
-	dir := filepath.Join(append([]string{"..", "..", "..", "shared", "fixtures"}, parts...)...)
-	if _, err := os.Stat(dir); err != nil {
-		t.Fatalf("fixtures not found at %s (tests expect ../shared/fixtures beside the repository): %v", dir, err)
-	}
-	return dir
+	return testenv.Fixtures(t, parts...)
 }
 
 func TestInspectTrajectories(t *testing.T) {

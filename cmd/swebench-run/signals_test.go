@@ -132,20 +132,26 @@ func waitStarted(t *testing.T, out string) {
 	t.Fatal("the run never wrote run.json")
 }
 
+// signalTrialSetup gives the signal trials the binary, the demo dataset, a quick script for
+// its instances, a scratch directory and the instance ids.
+func signalTrialSetup(t *testing.T) (bin, split, script, dir string, ids []string) {
+	t.Helper()
+	split, insts := demoInstances(t)
+	bin = binary(t)
+	for _, inst := range insts {
+		ids = append(ids, inst.InstanceID)
+	}
+	dir = t.TempDir()
+	return bin, split, quickScript(t, dir, ids), dir, ids
+}
+
 // SIGINT at random moments: exit 130 (or 0 when the run had already finished), valid output
 // files, and no container of the run left.
 func TestSIGINTAtRandomMoments(t *testing.T) {
 	if testing.Short() {
 		t.Skip("signal trials are slow")
 	}
-	split, insts := demoInstances(t)
-	bin := binary(t)
-	var ids []string
-	for _, inst := range insts {
-		ids = append(ids, inst.InstanceID)
-	}
-	dir := t.TempDir()
-	script := quickScript(t, dir, ids)
+	bin, split, script, dir, ids := signalTrialSetup(t)
 	rng := rand.New(rand.NewPCG(1, 2))
 	for trial := 0; trial < 10; trial++ {
 		out := filepath.Join(dir, fmt.Sprintf("int-%d", trial))
@@ -169,14 +175,7 @@ func TestSIGKILLThenResume(t *testing.T) {
 	if testing.Short() {
 		t.Skip("kill trials are slow")
 	}
-	split, insts := demoInstances(t)
-	bin := binary(t)
-	var ids []string
-	for _, inst := range insts {
-		ids = append(ids, inst.InstanceID)
-	}
-	dir := t.TempDir()
-	script := quickScript(t, dir, ids)
+	bin, split, script, dir, ids := signalTrialSetup(t)
 	rng := rand.New(rand.NewPCG(3, 4))
 	for trial := 0; trial < 20; trial++ {
 		out := filepath.Join(dir, fmt.Sprintf("kill-%d", trial))

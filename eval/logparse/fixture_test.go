@@ -2,20 +2,19 @@ package logparse
 
 import (
 	"os"
-	"path/filepath"
 	"reflect"
 	"testing"
+
+	"github.com/swebench-run/swebench-run/internal/testenv"
 )
 
 // TestDjangoMultiLineDescriptions parses a real django log (fixture from SWE-bench PR 314) whose
 // tests print a docstring line before "... ok"; the names must be those of the Verified row
 // django__django-16950 (its FAIL_TO_PASS and PASS_TO_PASS), all passed.
 func TestDjangoMultiLineDescriptions(t *testing.T) {
-	p := filepath.Join("..", "..", "..", "shared", "fixtures", "logs", "django_16950_log_output.txt")
-	data, err := os.ReadFile(p)
+	data, err := os.ReadFile(testenv.Fixtures(t, "logs", "django_16950_log_output.txt"))
 	if err != nil {
-		abs, _ := filepath.Abs(p)
-		t.Fatalf("fixture not found (looked at %s): the shared fixtures must be at ../shared/fixtures relative to the repository root: %v", abs, err)
+		t.Fatal(err)
 	}
 	m, err := parseDjango(string(data), "django__django-16950")
 	if err != nil {

@@ -50,12 +50,17 @@ func RepoRoot(t testing.TB) string {
 	return filepath.Join(filepath.Dir(file), "..", "..")
 }
 
-// Fixtures returns ../shared/fixtures next to the repository, failing when it is missing.
-func Fixtures(t testing.TB) string {
+// Fixtures returns a path inside ../shared/fixtures next to the repository (the directory itself
+// without parts), failing the test when it is missing: fixture tests never skip.
+func Fixtures(t testing.TB, parts ...string) string {
 	t.Helper()
-	dir := filepath.Join(RepoRoot(t), "..", "shared", "fixtures")
-	if _, err := os.Stat(dir); err != nil {
-		t.Fatalf("fixtures not found at %s (tests expect ../shared/fixtures beside the repository): %v", dir, err)
+	root, err := filepath.Abs(filepath.Join(RepoRoot(t), "..", "shared", "fixtures"))
+	if err != nil {
+		t.Fatal(err)
 	}
-	return dir
+	p := filepath.Join(append([]string{root}, parts...)...)
+	if _, err := os.Stat(p); err != nil {
+		t.Fatalf("fixture %s not found (tests expect ../shared/fixtures beside the repository): %v", p, err)
+	}
+	return p
 }
