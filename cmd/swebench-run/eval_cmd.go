@@ -50,6 +50,9 @@ func evalCommand(ctx context.Context, stop <-chan struct{}, args []string, stdou
 		}
 		return &exitStatusError{code: exitUsage}
 	}
+	if workers < 1 || timeout <= 0 {
+		return fmt.Errorf("%w: --workers must be at least 1 and --timeout positive", errUsage)
+	}
 	if predsPath == "" || split == "" {
 		return fmt.Errorf("%w: eval needs --predictions and --split", errUsage)
 	}

@@ -119,6 +119,16 @@ func runCommand(ctx context.Context, stop <-chan struct{}, args []string, stdout
 	if fs.NArg() > 0 {
 		return fmt.Errorf("%w: unexpected argument %q", errUsage, fs.Arg(0))
 	}
+	switch {
+	case f.workers < 1:
+		return fmt.Errorf("%w: --workers %d: want at least 1", errUsage, f.workers)
+	case f.maxAttempts < 1:
+		return fmt.Errorf("%w: --max-attempts %d: want at least 1", errUsage, f.maxAttempts)
+	case f.pullWorkers < 1:
+		return fmt.Errorf("%w: --pull-workers %d: want at least 1", errUsage, f.pullWorkers)
+	case f.maxCost < 0 || f.maxDuration < 0 || f.evalTimeout <= 0:
+		return fmt.Errorf("%w: --max-cost and --max-duration must not be negative, --eval-timeout must be positive", errUsage)
+	}
 	if f.split == "" {
 		return fmt.Errorf("%w: --split is required (a named dataset such as verified, or a file; see `swebench-run datasets`)", errUsage)
 	}
