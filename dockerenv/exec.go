@@ -235,7 +235,23 @@ func (c *Container) killAll(ctx context.Context) {
 	if err != nil {
 		return
 	}
-	_, _ = c.engine.cli.ExecStart(kctx, created.ID, client.ExecStartOptions{})
+	if _, err := c.engine.cli.ExecStart(kctx, created.ID, client.ExecStartOptions{Detach: true}); err != nil {
+		return
+	}
+	// Wait for the kill to be over (a detached start returns once the process runs): a
+	// `kill -9 -1` still running when the next command starts would kill that command's
+	// runtime process too.
+	for {
+		ins, err := c.engine.cli.ExecInspect(kctx, created.ID, client.ExecInspectOptions{})
+		if err != nil || !ins.Running {
+			return
+		}
+		select {
+		case <-kctx.Done():
+			return
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
 }
 
 func waitOrClose(done <-chan error, closeFn func(), grace time.Duration) error {
