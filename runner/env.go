@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"os"
 	"time"
 
@@ -19,6 +20,88 @@ type containerEnv struct {
 }
 
 var _ agent.Env = (*containerEnv)(nil)
+
+// startingEnv is the environment of an instance whose container is still starting: the engine
+// creates and starts it (and runs env_startup_command) while the agent makes its first model
+// call, which needs no container. The first command waits for the start; a failed start ends
+// the agent with ContainerStartError or EnvStartupFailed.
+type startingEnv struct {
+	done    chan struct{}
+	env     *containerEnv // nil when the start failed
+	err     error         // a *startError
+	onReady func(*dockerenv.Container)
+	ready   bool
+}
+
+var _ agent.Env = (*startingEnv)(nil)
+
+// startContainer starts the instance's container in the background.
+func startContainer(ctx context.Context, engine *dockerenv.Engine, spec dockerenv.ContainerSpec, cfg configs.Environment, startup string, log *slog.Logger) *startingEnv {
+	s := &startingEnv{done: make(chan struct{})}
+	go func() {
+		defer close(s.done)
+		c, err := engine.StartContainer(ctx, spec)
+		if err != nil {
+			s.err = &startError{status: StatusContainerError, err: err}
+			return
+		}
+		log.Info("container started", "container", c.Name)
+		s.env = newContainerEnv(c, cfg)
+		if startup == "" {
+			return
+		}
+		out, err := s.env.Execute(ctx, startup)
+		if err == nil && out.ReturnCode != 0 {
+			err = fmt.Errorf("env_startup_command exited with %d: %s", out.ReturnCode, out.Output)
+		}
+		if err != nil {
+			s.err = &startError{status: StatusEnvStartupFailed, err: err}
+		}
+	}()
+	return s
+}
+
+// wait waits for the start to end and returns the container, nil when none was created.
+func (s *startingEnv) wait() *dockerenv.Container {
+	<-s.done
+	if s.env == nil {
+		return nil
+	}
+	return s.env.c
+}
+
+// Execute runs one command once the container is ready.
+func (s *startingEnv) Execute(ctx context.Context, command string) (agent.Output, error) {
+	select {
+	case <-s.done:
+	case <-ctx.Done():
+		return agent.Output{}, ctx.Err()
+	}
+	if s.err != nil {
+		if ctx.Err() != nil {
+			return agent.Output{}, ctx.Err() // the start was cancelled with the run
+		}
+		return agent.Output{}, s.err
+	}
+	if !s.ready {
+		s.ready = true
+		if s.onReady != nil {
+			s.onReady(s.env.c)
+		}
+	}
+	return s.env.Execute(ctx, command)
+}
+
+// startError is a failed container start or env_startup_command, with the exit status it ends
+// the instance with.
+type startError struct {
+	status string
+	err    error
+}
+
+func (e *startError) Error() string      { return e.err.Error() }
+func (e *startError) Unwrap() error      { return e.err }
+func (e *startError) ExitStatus() string { return e.status }
 
 func newContainerEnv(c *dockerenv.Container, cfg configs.Environment) *containerEnv {
 	env := map[string]string{}

@@ -48,8 +48,8 @@ type Options struct {
 	// Stop, when closed, stops scheduling; running instances end at their next step
 	// (graceful shutdown). Cancelling ctx stops them at once.
 	Stop <-chan struct{}
-	// AfterInstance, when set, runs in the worker after an instance is recorded and its
-	// container removed, with its prediction (nil after an infrastructure failure); `run --eval`
+	// AfterInstance, when set, runs in the worker after an instance is recorded (its
+	// container's removal may still be under way), with its prediction (nil after an infrastructure failure); `run --eval`
 	// evaluates there, as soon as the prediction exists.
 	AfterInstance func(ctx context.Context, inst dataset.Instance, pred *results.Prediction)
 }
@@ -186,6 +186,7 @@ func Run(ctx context.Context, insts []dataset.Instance, opts Options) (Summary, 
 		maxAttempts = 3
 	}
 	var mu sync.Mutex
+	var teardowns sync.WaitGroup // container removals, which outlive their workers
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(min(opts.Workers, opts.Pool.Capacity()))
 	interrupted := false
@@ -217,12 +218,12 @@ loop:
 		}
 		if !tryGo(g, gctx, opts.Stop, func() error {
 			attempt := len(history[inst.InstanceID]) + 1
-			rec, pred, err := runInstance(gctx, inst, attempt, queued, renderer, opts)
+			rec, pred, err := runInstance(gctx, inst, attempt, queued, renderer, &teardowns, opts)
 			// An engine that stopped answering was taken out of rotation: retry the instance on
 			// another one right away, within its attempts.
 			for err == nil && rec.ExitStatus == StatusEngineDown && attempt < maxAttempts && gctx.Err() == nil {
 				attempt++
-				rec, pred, err = runInstance(gctx, inst, attempt, time.Now(), renderer, opts)
+				rec, pred, err = runInstance(gctx, inst, attempt, time.Now(), renderer, &teardowns, opts)
 			}
 			if err != nil {
 				return err
@@ -246,6 +247,7 @@ loop:
 		}
 	}
 	err := g.Wait()
+	teardowns.Wait()
 	if ctx.Err() != nil {
 		interrupted = true
 	}
@@ -282,7 +284,7 @@ func tryGo(g *errgroup.Group, ctx context.Context, stop <-chan struct{}, f func(
 
 // runInstance runs one attempt of one instance and records it. The returned error is fatal for
 // the run (the output directory cannot be written).
-func runInstance(ctx context.Context, inst dataset.Instance, attempt int, queued time.Time, renderer *agent.Renderer, opts Options) (_ results.Record, pred *results.Prediction, _ error) {
+func runInstance(ctx context.Context, inst dataset.Instance, attempt int, queued time.Time, renderer *agent.Renderer, teardowns *sync.WaitGroup, opts Options) (_ results.Record, pred *results.Prediction, _ error) {
 	id := inst.InstanceID
 	log := opts.Logger.With("instance", id, "attempt", attempt)
 	rec := results.Record{InstanceID: id, Attempt: attempt, ModelName: opts.ModelName, Queued: unix(queued)}
@@ -343,6 +345,17 @@ func runInstance(ctx context.Context, inst dataset.Instance, attempt int, queued
 		return finish(StatusImageUnavailable, err, nil)
 	}
 	rec.Image, info.Image = image, image
+	vars := templateVars(inst, opts.Config, image)
+	startup := ""
+	if cmd := opts.Config.Run.EnvStartupCommand; cmd != "" {
+		if startup, err = renderer.Render("run.env_startup_command", cmd, vars); err != nil {
+			return finish(StatusEnvStartupFailed, err, nil)
+		}
+	}
+	llm, err := opts.Models.ForInstance(id)
+	if err != nil {
+		return finish(StatusModelSetupError, err, nil)
+	}
 	engine, err = opts.Pool.Acquire(ctx)
 	if err != nil {
 		if errors.Is(err, dockerenv.ErrNoEngine) {
@@ -350,7 +363,12 @@ func runInstance(ctx context.Context, inst dataset.Instance, attempt int, queued
 		}
 		return finish(agent.StatusInterrupted, err, nil)
 	}
-	defer opts.Pool.Release(engine)
+	released := false
+	defer func() {
+		if !released {
+			opts.Pool.Release(engine)
+		}
+	}()
 	rec.Host, info.Host = engine.Host(), engine.Host()
 	if len(opts.Pool.Engines()) > 1 {
 		engine.Images().Expect(image, 1)
@@ -360,48 +378,35 @@ func runInstance(ctx context.Context, inst dataset.Instance, attempt int, queued
 	if err != nil {
 		return finish(StatusImageUnavailable, err, nil)
 	}
-	// Released after the container is removed (defers run last-in first-out).
-	defer engine.Images().Release(context.WithoutCancel(ctx), image)
 	rec.ImageID, info.ImageID = imageID, imageID
 	rec.ImageReady = unix(time.Now())
 
 	log.Info("image ready", "image", image, "image_id", imageID, "host", rec.Host)
 	opts.Progress.Event(Event{Instance: id, Phase: PhaseStarting})
 	env := opts.Config.Environment
-	c, err := engine.StartContainer(ctx, dockerenv.ContainerSpec{
+	// The container starts while the agent makes its first model call, which needs no
+	// container; the first command waits for it.
+	cenv := startContainer(ctx, engine, dockerenv.ContainerSpec{
 		Image: image, RunID: opts.RunID, InstanceID: id, Role: "agent", Cwd: env.Cwd, Limits: opts.Limits,
-	})
-	if err != nil {
-		return finish(StatusContainerError, err, nil)
-	}
+	}, env, startup, log)
+	cenv.onReady = func(c *dockerenv.Container) { info.ContainerID = c.ID }
 	defer func() {
-		if err := c.Remove(ctx); err != nil {
-			log.Warn("container removal failed; `swebench-run cleanup` removes it", "err", err)
-		}
+		// Teardown leaves the worker: it takes its next instance while the engine removes this
+		// container. Run waits for every teardown before it returns.
+		opts.Pool.Release(engine)
+		released = true
+		teardowns.Add(1)
+		go func() {
+			defer teardowns.Done()
+			if c := cenv.wait(); c != nil {
+				if err := c.Remove(ctx); err != nil {
+					log.Warn("container removal failed; `swebench-run cleanup` removes it", "err", err)
+				}
+			}
+			engine.Images().Release(context.WithoutCancel(ctx), image)
+		}()
 	}()
-	info.ContainerID = c.ID
-	log.Info("container started", "container", c.Name)
-	cenv := newContainerEnv(c, env)
 
-	vars := templateVars(inst, opts.Config, image)
-	if cmd := opts.Config.Run.EnvStartupCommand; cmd != "" {
-		rendered, err := renderer.Render("run.env_startup_command", cmd, vars)
-		if err != nil {
-			return finish(StatusEnvStartupFailed, err, nil)
-		}
-		out, err := cenv.Execute(ctx, rendered)
-		if err == nil && out.ReturnCode != 0 {
-			err = fmt.Errorf("env_startup_command exited with %d: %s", out.ReturnCode, out.Output)
-		}
-		if err != nil {
-			return finish(StatusEnvStartupFailed, err, nil)
-		}
-	}
-
-	llm, err := opts.Models.ForInstance(id)
-	if err != nil {
-		return finish(StatusModelSetupError, err, nil)
-	}
 	ag := agent.New(opts.Config.Agent, llm, cenv, renderer)
 	ag.Vars = vars
 	ag.Stop = opts.Stop
