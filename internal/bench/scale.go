@@ -6,6 +6,9 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -38,7 +41,9 @@ type Scale struct {
 	Usage     Usage // the binary's process
 	Statuses  map[string]int
 	Breakdown Breakdown
-	Floor     time.Duration // the same work done with bare Docker calls in-process (0: not measured)
+	// Busy is the CPU time the whole machine spent (all processes, /proc/stat) during the run.
+	Busy  time.Duration
+	Floor Floor // the same work done with bare Docker calls in-process (zero: not measured)
 	// Errors holds the first error message recorded for each exit status other than Submitted.
 	Errors map[string]string
 }
@@ -77,15 +82,17 @@ func MeasureScale(ctx context.Context, bin, tmp string, s ScaleSpec) (Scale, err
 	out := filepath.Join(dir, "out")
 	os.RemoveAll(out)
 	args := append([]string{"run", "--split", ds, "--model", "scripted:" + script, "-o", out, "--progress", "none"}, RunArgs(s.Workers)...)
+	busy0 := MachineBusy()
 	u, err := TimeBinary(ctx, bin, args, nil)
 	if err != nil {
 		return Scale{}, err
 	}
+	busy := MachineBusy() - busy0
 	h, _, err := results.ReadLedger(out)
 	if err != nil {
 		return Scale{}, err
 	}
-	res := Scale{Spec: s, Usage: u, Statuses: map[string]int{}, Errors: map[string]string{}}
+	res := Scale{Spec: s, Usage: u, Busy: busy, Statuses: map[string]int{}, Errors: map[string]string{}}
 	var wait, first, rest, over []time.Duration
 	sec := func(f float64) time.Duration { return time.Duration(f * float64(time.Second)) }
 	for _, recs := range h {
@@ -103,10 +110,36 @@ func MeasureScale(ctx context.Context, bin, tmp string, s ScaleSpec) (Scale, err
 	return res, nil
 }
 
+// Floor is the outcome of the bare-Docker floor of a scale test.
+type Floor struct {
+	Wall time.Duration
+	Busy time.Duration // CPU time of the whole machine during it
+}
+
+// MachineBusy is the CPU time the machine has spent busy since boot, all cores together
+// (/proc/stat: user, nice, system, irq, softirq, steal), or 0 where /proc/stat is missing.
+func MachineBusy() time.Duration {
+	data, err := os.ReadFile("/proc/stat")
+	if err != nil {
+		return 0
+	}
+	line, _, _ := strings.Cut(string(data), "\n")
+	f := strings.Fields(line)
+	if len(f) < 9 || f[0] != "cpu" {
+		return 0
+	}
+	var ticks int64
+	for _, i := range []int{1, 2, 3, 6, 7, 8} {
+		n, _ := strconv.ParseInt(f[i], 10, 64)
+		ticks += n
+	}
+	return time.Duration(ticks) * time.Second / 100 // USER_HZ is 100 on Linux
+}
+
 // MeasureFloor does the work of a scale test with bare Docker calls in-process, the floor any
 // runner on this engine faces: Workers goroutines, each instance a raw create, start, Steps ×
 // (sleep Delay, exec), forced removal.
-func MeasureFloor(ctx context.Context, d *Docker, s ScaleSpec) (time.Duration, error) {
+func MeasureFloor(ctx context.Context, d *Docker, s ScaleSpec) (Floor, error) {
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(s.Workers)
 	var mu sync.Mutex
@@ -117,7 +150,7 @@ func MeasureFloor(ctx context.Context, d *Docker, s ScaleSpec) (time.Duration, e
 		}
 	}()
 	pids := int64(4096)
-	start := time.Now()
+	start, busy0 := time.Now(), MachineBusy()
 	for i := range s.Instances {
 		g.Go(func() error {
 			res, err := d.Cli.ContainerCreate(gctx, client.ContainerCreateOptions{
@@ -151,9 +184,9 @@ func MeasureFloor(ctx context.Context, d *Docker, s ScaleSpec) (time.Duration, e
 		})
 	}
 	if err := g.Wait(); err != nil {
-		return 0, err
+		return Floor{}, err
 	}
-	return time.Since(start), nil
+	return Floor{Wall: time.Since(start), Busy: MachineBusy() - busy0}, nil
 }
 
 func (s Scale) Rows() []Row {
@@ -164,9 +197,13 @@ func (s Scale) Rows() []Row {
 		Measured: fmt.Sprintf("ideal %s ÷ actual %s = %.3f (statuses %v)", sp.Ideal(), s.Usage.Wall.Round(10*time.Millisecond), eff, s.Statuses),
 		Goal:     "≥ 0.95", Pass: eff >= 0.95,
 	}}
-	if s.Floor > 0 {
+	if s.Floor.Wall > 0 {
 		rows = append(rows, Row{What: fmt.Sprintf("scale floor: same work with bare Docker calls, %d workers", sp.Workers),
-			Measured: fmt.Sprintf("ideal %s ÷ actual %s = %.3f", sp.Ideal(), s.Floor.Round(10*time.Millisecond), float64(sp.Ideal())/float64(s.Floor)), NA: true})
+			Measured: fmt.Sprintf("ideal %s ÷ actual %s = %.3f; runner ÷ floor wall time %.3f×", sp.Ideal(), s.Floor.Wall.Round(10*time.Millisecond),
+				float64(sp.Ideal())/float64(s.Floor.Wall), float64(s.Usage.Wall)/float64(s.Floor.Wall)), NA: true})
+	}
+	if s.Busy > 0 {
+		rows = append(rows, s.capacityRow())
 	}
 	for st, e := range s.Errors {
 		if len(e) > 300 {
@@ -190,4 +227,26 @@ func (s Scale) Rows() []Row {
 		fp.NA = true
 	}
 	return append(rows, fp)
+}
+
+// capacityRow relates the run to the machine's capacity: the CPU time that one container life
+// costs the machine bounds how fast any runner can go. That cost is taken from the floor (bare
+// Docker calls, the benchmark process's own CPU included) when it was measured, else from the
+// runner's run minus the runner process's CPU.
+func (s Scale) capacityRow() Row {
+	sp := s.Spec
+	cores := runtime.NumCPU()
+	runEngine := s.Busy - time.Duration(s.Usage.CPUSec()*float64(time.Second))
+	perInst, from := runEngine/time.Duration(sp.Instances), "the runner's run"
+	if s.Floor.Busy > 0 {
+		perInst, from = s.Floor.Busy/time.Duration(sp.Instances), "the floor"
+	}
+	minWall := time.Duration(sp.Instances) * perInst / time.Duration(cores)
+	best := min(1, float64(sp.Ideal())/float64(minWall))
+	return Row{What: fmt.Sprintf("scale: machine capacity, %d workers", sp.Workers),
+		Measured: fmt.Sprintf("one container life costs the machine %.2f CPU s (from %s; in the runner's run %.2f s besides the runner's own %.1f s); %d of them need ≥ %s of %d cores → best possible efficiency on this machine %.3f; the runner reached %.0f%% of it (machine busy %.0f%% during the run)",
+			perInst.Seconds(), from, (runEngine / time.Duration(sp.Instances)).Seconds(), s.Usage.CPUSec(),
+			sp.Instances, minWall.Round(time.Second), cores, best, 100*s.Efficiency()/best,
+			100*s.Busy.Seconds()/(float64(cores)*s.Usage.Wall.Seconds())),
+		NA: true}
 }
