@@ -114,6 +114,10 @@ func MeasureScale(ctx context.Context, bin, tmp string, s ScaleSpec) (Scale, err
 type Floor struct {
 	Wall time.Duration
 	Busy time.Duration // CPU time of the whole machine during it
+	// Failed counts the container lives that failed (an overloaded engine refuses some), and
+	// FirstError is the first such error.
+	Failed     int
+	FirstError string
 }
 
 // MachineBusy is the CPU time the machine has spent busy since boot, all cores together
@@ -141,6 +145,7 @@ func MachineBusy() time.Duration {
 // (sleep Delay, exec), forced removal.
 func MeasureFloor(ctx context.Context, d *Docker, s ScaleSpec) (Floor, error) {
 	g, gctx := errgroup.WithContext(ctx)
+	var f Floor
 	g.SetLimit(s.Workers)
 	var mu sync.Mutex
 	var ids []string
@@ -149,44 +154,60 @@ func MeasureFloor(ctx context.Context, d *Docker, s ScaleSpec) (Floor, error) {
 			d.Cli.ContainerRemove(context.WithoutCancel(ctx), id, client.ContainerRemoveOptions{Force: true})
 		}
 	}()
-	pids := int64(4096)
 	start, busy0 := time.Now(), MachineBusy()
 	for i := range s.Instances {
 		g.Go(func() error {
-			res, err := d.Cli.ContainerCreate(gctx, client.ContainerCreateOptions{
-				Name: fmt.Sprintf("swebench-run-bench-floor-%d-%d", os.Getpid(), i),
-				Config: &container.Config{Image: BaseImage, Entrypoint: []string{}, WorkingDir: "/tmp",
-					Cmd:    []string{"bash", "-c", `trap "exit 0" TERM; end=$((SECONDS+14400)); while [ $SECONDS -lt $end ]; do sleep 10 & wait $!; done`},
-					Labels: map[string]string{dockerenv.LabelTool: "1", dockerenv.LabelRun: RunID, dockerenv.LabelOwner: dockerenv.Owner()}},
-				HostConfig: &container.HostConfig{NetworkMode: container.NetworkMode(Network), Resources: container.Resources{PidsLimit: &pids}},
-			})
-			if err != nil {
-				return err
-			}
-			mu.Lock()
-			ids = append(ids, res.ID)
-			mu.Unlock()
-			if _, err := d.Cli.ContainerStart(gctx, res.ID, client.ContainerStartOptions{}); err != nil {
-				return err
-			}
-			for range Steps {
-				select {
-				case <-gctx.Done():
+			if err := floorLife(gctx, d, s, i, &mu, &ids); err != nil {
+				if gctx.Err() != nil {
 					return gctx.Err()
-				case <-time.After(s.Delay):
 				}
-				if _, err := RawExec(gctx, d.Cli, res.ID, "/tmp", PlainArgv); err != nil {
-					return err
+				mu.Lock()
+				if f.Failed++; f.FirstError == "" {
+					f.FirstError = err.Error()
 				}
+				mu.Unlock()
 			}
-			_, err = d.Cli.ContainerRemove(gctx, res.ID, client.ContainerRemoveOptions{Force: true})
-			return err
+			return nil
 		})
 	}
 	if err := g.Wait(); err != nil {
 		return Floor{}, err
 	}
-	return Floor{Wall: time.Since(start), Busy: MachineBusy() - busy0}, nil
+	f.Wall, f.Busy = time.Since(start), MachineBusy()-busy0
+	return f, nil
+}
+
+// floorLife is one container life of the floor: raw create, start, Steps × (sleep, exec), removal.
+func floorLife(ctx context.Context, d *Docker, s ScaleSpec, i int, mu *sync.Mutex, ids *[]string) error {
+	pids := int64(4096)
+	res, err := d.Cli.ContainerCreate(ctx, client.ContainerCreateOptions{
+		Name: fmt.Sprintf("swebench-run-bench-floor-%d-%d", os.Getpid(), i),
+		Config: &container.Config{Image: BaseImage, Entrypoint: []string{}, WorkingDir: "/tmp",
+			Cmd:    []string{"bash", "-c", `trap "exit 0" TERM; end=$((SECONDS+14400)); while [ $SECONDS -lt $end ]; do sleep 10 & wait $!; done`},
+			Labels: map[string]string{dockerenv.LabelTool: "1", dockerenv.LabelRun: RunID, dockerenv.LabelOwner: dockerenv.Owner()}},
+		HostConfig: &container.HostConfig{NetworkMode: container.NetworkMode(Network), Resources: container.Resources{PidsLimit: &pids}},
+	})
+	if err != nil {
+		return err
+	}
+	mu.Lock()
+	*ids = append(*ids, res.ID)
+	mu.Unlock()
+	if _, err := d.Cli.ContainerStart(ctx, res.ID, client.ContainerStartOptions{}); err != nil {
+		return err
+	}
+	for range Steps {
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(s.Delay):
+		}
+		if _, err := RawExec(ctx, d.Cli, res.ID, "/tmp", PlainArgv); err != nil {
+			return err
+		}
+	}
+	_, err = d.Cli.ContainerRemove(ctx, res.ID, client.ContainerRemoveOptions{Force: true})
+	return err
 }
 
 func (s Scale) Rows() []Row {
@@ -201,6 +222,9 @@ func (s Scale) Rows() []Row {
 		rows = append(rows, Row{What: fmt.Sprintf("scale floor: same work with bare Docker calls, %d workers", sp.Workers),
 			Measured: fmt.Sprintf("ideal %s ÷ actual %s = %.3f; runner ÷ floor wall time %.3f×", sp.Ideal(), s.Floor.Wall.Round(10*time.Millisecond),
 				float64(sp.Ideal())/float64(s.Floor.Wall), float64(s.Usage.Wall)/float64(s.Floor.Wall)), NA: true})
+		if s.Floor.Failed > 0 {
+			rows[len(rows)-1].Measured += fmt.Sprintf("; %d of %d container lives failed, the first: %s", s.Floor.Failed, sp.Instances, s.Floor.FirstError)
+		}
 	}
 	if s.Busy > 0 {
 		rows = append(rows, s.capacityRow())
