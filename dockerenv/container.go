@@ -33,8 +33,8 @@ type ContainerSpec struct {
 	Role       string            // "agent" or "eval"
 	Cwd        string            // working directory of every exec; default /testbed
 	Env        map[string]string // environment of every exec
-	// Lifetime bounds the container: its main process is `sleep Lifetime`, so a container that
-	// escapes every cleanup still ends by itself. Default 4h.
+	// Lifetime bounds the container: its main process (see mainProcess) ends after Lifetime, so a
+	// container that escapes every cleanup still ends by itself. Default 4h.
 	Lifetime time.Duration
 	Limits   Limits
 }
@@ -66,6 +66,12 @@ type Container struct {
 	spec   ContainerSpec
 	// oomKills is the container's cgroup OOM-kill count last seen (see Exec).
 	oomKills atomic.Int64
+	// killMu orders the kills of the container's processes (see killAll). kills is the count of
+	// hard kills its main process acknowledged, or is about to; killsLost says that a kill went
+	// unacknowledged, so the count must be read again from the log.
+	killMu    sync.Mutex
+	kills     int
+	killsLost bool
 }
 
 var unsafeName = regexp.MustCompile(`[^a-zA-Z0-9_.-]+`)
@@ -174,12 +180,49 @@ func (e *Engine) hung(ctx context.Context, err error) error {
 	return err
 }
 
-// mainProcess is the container's PID 1: a bash loop of sleeps that ends after lifetime. Unlike a
-// bare `sleep`, it reaps the orphans that killed commands leave behind (no zombies filling the
-// pids limit), and it survives the `kill -9 -1` that clears the container after a timeout
-// (PID 1 is exempt), starting a new sleep.
+// mainProcess is the container's PID 1, a bash script that ends after lifetime. It reaps the
+// orphans that killed commands leave behind (no zombies filling the pids limit), and it is how
+// Exec kills the processes of a command (see ExecOptions.Timeout and killAll), with traps that
+// use shell builtins only, so that they work even when a fork bomb filled the pids limit:
+//
+//   - USR1: `kill -TERM -1`, TERM to every process of the container but PID 1 (kill(-1) skips
+//     the caller, and PID 1 is exempt in its PID namespace);
+//   - USR2: `kill -KILL -1`; then, once the killed processes are reaped (the cgroup's
+//     pids.current is back to 1, or 2 s passed), the line killAckPrefix+N on PID 1's stdout,
+//     the container's log, N counting the USR2s handled.
+//
+// PID 1 never forks after its start: a bash that cannot fork (pids limit full) exits, which would
+// end the container. It waits with `read -t 1` on a FIFO that only it holds open (created at the
+// start in /dev/shm or /tmp, then unlinked), in POSIX mode, where a trapped signal ends the read
+// at once (otherwise bash 5.2 runs the trap only when the read times out). bash blocks SIGCHLD
+// during `read -t`, so orphans are reaped between reads: every second, and right after a kill.
+// Without a writable FIFO it falls back to `sleep & wait`.
 func mainProcess(lifetime time.Duration) string {
-	return fmt.Sprintf(`trap "exit 0" TERM; end=$((SECONDS+%d)); while [ $SECONDS -lt $end ]; do sleep 10 & wait $!; done`, int(lifetime.Seconds()))
+	return fmt.Sprintf(`n=0 a=0 pf=
+trap 'kill -TERM -1 2>/dev/null' USR1
+trap 'kill -KILL -1 2>/dev/null; n=$((n+1))' USR2
+trap 'exit 0' TERM
+nap() { sleep "$1" & wait $!; }
+for d in /dev/shm /tmp; do
+	if mkfifo -m 600 "$d/.swebench-run-pid1" 2>/dev/null && exec 3<>"$d/.swebench-run-pid1"; then
+		rm -f "$d/.swebench-run-pid1"
+		nap() { read -t "$1" -u 3 _; }
+		pf=/sys/fs/cgroup/pids.current
+		[ -r $pf ] || pf=/sys/fs/cgroup/pids/pids.current
+		break
+	fi
+done
+set -o posix
+end=$((SECONDS+%d))
+while [ $SECONDS -lt $end ]; do
+	nap 1
+	if [ $a != $n ]; then
+		i=0
+		while [ $i -lt 200 ] && read p 2>/dev/null <"$pf" && [ "$p" -gt 1 ]; do nap 0.01; i=$((i+1)); done
+		a=$n
+		echo "%s$n"
+	fi
+done`, int(lifetime.Seconds()), killAckPrefix)
 }
 
 // removeTimeout bounds container removal, which runs even after the run was cancelled.

@@ -3,6 +3,7 @@ package dockerenv_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os/exec"
 	"strings"
 	"testing"
@@ -60,6 +61,7 @@ func TestExec(t *testing.T) {
 		{"no tty", "test -t 1 && echo tty || echo notty", dockerenv.ExecOptions{}, "notty\n", 0},
 		{"invalid utf-8 replaced", `printf 'a\xffb'`, dockerenv.ExecOptions{}, "a\uFFFDb", 0},
 		{"within timeout", "sleep 0.2; echo done", dockerenv.ExecOptions{Timeout: 10 * time.Second}, "done\n", 0},
+		{"sh interpreter", "echo $0", dockerenv.ExecOptions{Interpreter: []string{"sh", "-c"}}, "sh\n", 0},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -71,6 +73,40 @@ func TestExec(t *testing.T) {
 				t.Errorf("got (%q, %d, timedOut=%v), want (%q, %d, false)", res.Output, res.ExitCode, res.TimedOut, tt.want, tt.wantCode)
 			}
 		})
+	}
+}
+
+// A command runs exactly as `bash -c CMD` would, with stderr merged into stdout in order, with
+// a timeout or without.
+func TestExecBashSemantics(t *testing.T) {
+	e := testenv.Docker(t)
+	testenv.RequireImage(t, e, testenv.BaseImage)
+	c := startTestContainer(t, e, dockerenv.ContainerSpec{})
+	ctx := context.Background()
+	tests := []struct {
+		name     string
+		cmd      string
+		want     string
+		wantCode int
+	}{
+		{"stderr merged in order", "echo a; echo b >&2; echo c", "a\nb\nc\n", 0},
+		{"$0 is bash", "echo $0", "bash\n", 0},
+		{"no positional parameters", `echo "$#"`, "0\n", 0},
+		{"command not found", "nosuchcmd", "bash: line 1: nosuchcmd: command not found\n", 127},
+		{"exit status of the last command", "false", "", 1},
+	}
+	for _, timeout := range []time.Duration{0, time.Minute} {
+		for _, tt := range tests {
+			t.Run(fmt.Sprintf("%s/timeout=%s", tt.name, timeout), func(t *testing.T) {
+				res, err := c.Exec(ctx, tt.cmd, dockerenv.ExecOptions{Timeout: timeout})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if res.Output != tt.want || res.ExitCode != tt.wantCode || res.TimedOut {
+					t.Errorf("got (%q, %d, timedOut=%v), want (%q, %d, false)", res.Output, res.ExitCode, res.TimedOut, tt.want, tt.wantCode)
+				}
+			})
+		}
 	}
 }
 
@@ -100,6 +136,9 @@ func TestExecTimeoutKillsEverything(t *testing.T) {
 			if !res.TimedOut {
 				t.Errorf("TimedOut = false (exit %d), want true", res.ExitCode)
 			}
+			if res.ExitCode != 143 && res.ExitCode != 137 {
+				t.Errorf("exit code %d, want 143 (TERM) or 137 (KILL)", res.ExitCode)
+			}
 			if !strings.Contains(res.Output, "started") {
 				t.Errorf("partial output %q lacks what the command printed before the timeout", res.Output)
 			}
@@ -113,6 +152,55 @@ func TestExecTimeoutKillsEverything(t *testing.T) {
 			}
 		})
 	}
+}
+
+// The kill after a timeout is over when Exec returns: the next command in the container runs
+// normally, even when the main process's acknowledgement of the kill got lost.
+func TestExecAfterTimeout(t *testing.T) {
+	e := testenv.Docker(t)
+	testenv.RequireImage(t, e, testenv.BaseImage)
+	c := startTestContainer(t, e, dockerenv.ContainerSpec{})
+	ctx := context.Background()
+	run := func(t *testing.T) {
+		t.Helper()
+		res, err := c.Exec(ctx, "sleep 100", dockerenv.ExecOptions{Timeout: time.Second})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !res.TimedOut {
+			t.Errorf("sleep 100: TimedOut = false (exit %d), want true", res.ExitCode)
+		}
+		res, err = c.Exec(ctx, "echo ok", dockerenv.ExecOptions{Timeout: 10 * time.Second})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Output != "ok\n" || res.ExitCode != 0 || res.TimedOut {
+			t.Errorf("echo ok after a timeout: got (%q, %d, timedOut=%v), want (\"ok\\n\", 0, false)", res.Output, res.ExitCode, res.TimedOut)
+		}
+	}
+	for i := 1; i <= 5; i++ {
+		t.Run(fmt.Sprintf("timeout %d", i), func(t *testing.T) {
+			run(t)
+			if kills, lost := dockerenv.KillState(c); kills != i || lost {
+				t.Errorf("kill state = (%d, lost %v), want (%d, false)", kills, lost, i)
+			}
+		})
+	}
+	// A count ahead of the main process's: no acknowledgement comes, Exec falls back to an
+	// exec'd kill; the next kill reads the count again from the log.
+	t.Run("acknowledgement lost", func(t *testing.T) {
+		dockerenv.SetKillState(c, 100, false)
+		run(t)
+		if _, lost := dockerenv.KillState(c); !lost {
+			t.Error("an unacknowledged kill is not marked lost")
+		}
+	})
+	t.Run("count read again", func(t *testing.T) {
+		run(t)
+		if kills, lost := dockerenv.KillState(c); kills != 7 || lost {
+			t.Errorf("kill state = (%d, lost %v), want (7, false)", kills, lost)
+		}
+	})
 }
 
 // A command printing far more than MaxOutput keeps memory bounded: head and tail are kept, the

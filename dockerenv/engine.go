@@ -1,6 +1,7 @@
 // Package dockerenv is the only user of the Docker client: it connects to engines, makes sure
-// images are present, runs one labelled container per instance, executes commands in it with
-// timeouts enforced inside the container, and sweeps containers this tool left behind.
+// images are present, runs one labelled container per instance, executes commands in it (with
+// timeouts that kill every process of the command, through the container's main process), and
+// sweeps containers this tool left behind.
 package dockerenv
 
 import (

@@ -16,9 +16,12 @@ import (
 
 // ExecOptions configure one command.
 type ExecOptions struct {
-	// Timeout is enforced inside the container with coreutils `timeout` (TERM, then KILL 2 s later,
-	// to the command's whole process group); processes that escaped the group are killed after a
-	// timeout too. 0 means no timeout.
+	// Timeout bounds the command; 0 means none. The client times it from before the exec is
+	// created. When it expires, every process of the container but its main process gets TERM,
+	// KILL killGrace later (sooner if the output ended), through signals to the main process
+	// (see mainProcess): this also kills children that left the command's process group or hold
+	// the output open, and works when a fork bomb filled the pids limit. Exec returns once the
+	// kill is acknowledged, so that it cannot hit the next command.
 	Timeout time.Duration
 	Cwd     string            // default: the container's Cwd
 	Env     map[string]string // added to (and overriding) the container's Env
@@ -31,9 +34,10 @@ type ExecOptions struct {
 
 // ExecResult is the outcome of one command. stdout and stderr are merged in arrival order.
 type ExecResult struct {
-	Output         string
+	Output string
+	// ExitCode is what the engine reports: after a timeout usually 143 (TERM) or 137 (KILL).
 	ExitCode       int
-	TimedOut       bool
+	TimedOut       bool  // ExecOptions.Timeout expired and the command was killed
 	TruncatedBytes int64 // bytes dropped from the middle of the output
 	Duration       time.Duration
 	// OOMKilled: the kernel killed the command (or one of its processes) for exceeding the
@@ -43,13 +47,21 @@ type ExecResult struct {
 
 const (
 	defaultMaxOutput = 1 << 20
-	killGrace        = 2 * time.Second // TERM → KILL inside the container
-	clientBackstop   = 3 * time.Second // after Timeout+killGrace, the client kills everything itself
+	killGrace        = 2 * time.Second         // TERM → KILL after a timeout
+	closeGrace       = 2 * time.Second         // after the KILL, until the client closes the output itself
+	killAckTimeout   = 10 * time.Second        // bounds the wait for the main process's kill acknowledgement
+	killAckPoll      = 15 * time.Millisecond   // how often the log is read for it
+	killAckPrefix    = "swebench-run: killed " // + the count of kills; see mainProcess
 )
 
 // Exec runs command in the container: create (no TTY), attach, drain with stdcopy, inspect for the
 // exit code. A command that fails or times out is a result, not an error; the error is for a
 // broken container or engine (a *ContainerDiedError when the container is gone).
+//
+// The exec's argv is `sh -c 'exec "$@" 2>&1' sh INTERPRETER... COMMAND`: sh joins stderr to
+// stdout, so both share one pipe and keep their order (like a subprocess with stderr=STDOUT),
+// and replaces itself with the interpreter, so the command gets exact `bash -c` semantics and
+// costs one extra exec of sh only.
 func (c *Container) Exec(ctx context.Context, command string, opts ExecOptions) (ExecResult, error) {
 	cwd := opts.Cwd
 	if cwd == "" {
@@ -63,21 +75,17 @@ func (c *Container) Exec(ctx context.Context, command string, opts ExecOptions) 
 	if maxOut <= 0 {
 		maxOut = defaultMaxOutput
 	}
-	// stderr joins stdout inside the container, so both share one pipe and keep their order,
-	// exactly like a subprocess with stderr=STDOUT.
 	argv := []string{"sh", "-c", `exec "$@" 2>&1`, "sh"}
-	if opts.Timeout > 0 {
-		// On a timeout (124), the wrapper kills every process but PID 1 with its builtin kill,
-		// which needs no fork: after a fork bomb that filled the pids limit, the client's
-		// killAll cannot start a process, and children forked while `timeout` sent TERM escape
-		// it (timeout sends KILL only when its own child outlives the grace).
-		argv = []string{"sh", "-c", `"$@" 2>&1; rc=$?; if [ $rc -eq 124 ]; then kill -9 -1 2>/dev/null; fi; exit $rc`, "sh"}
-		argv = append(argv, "timeout", "-s", "TERM", "-k", formatSeconds(killGrace), formatSeconds(opts.Timeout))
-	}
 	argv = append(argv, interp...)
 	argv = append(argv, command)
 
 	start := time.Now()
+	var expired <-chan time.Time
+	if opts.Timeout > 0 {
+		t := time.NewTimer(opts.Timeout)
+		defer t.Stop()
+		expired = t.C
+	}
 	cctx, cancel := context.WithTimeout(ctx, engineCallTimeout)
 	created, err := c.engine.cli.ExecCreate(cctx, c.ID, client.ExecCreateOptions{
 		AttachStdout: true,
@@ -100,28 +108,46 @@ func (c *Container) Exec(ctx context.Context, command string, opts ExecOptions) 
 		_, err := stdcopy.StdCopy(out, out, att.Reader)
 		done <- err
 	}()
-
-	var backstop <-chan time.Time
-	if opts.Timeout > 0 {
-		t := time.NewTimer(opts.Timeout + killGrace + clientBackstop)
-		defer t.Stop()
-		backstop = t.C
-	}
-	var streamErr error
-	killedByClient := false
-	select {
-	case streamErr = <-done:
-	case <-backstop:
-		// Something still holds the output open (e.g. a daemonized child): kill everything but
-		// the container's main process, which closes every pipe and ends the stream.
-		killedByClient = true
-		c.killAll(ctx)
-		streamErr = waitOrClose(done, att.Close, 5*time.Second)
-	case <-ctx.Done():
+	cancelled := func() (ExecResult, error) {
 		c.killAll(ctx)
 		att.Close()
 		<-done
 		return ExecResult{}, ctx.Err()
+	}
+
+	var streamErr error
+	timedOut := false
+	select {
+	case streamErr = <-done:
+	case <-ctx.Done():
+		return cancelled()
+	case <-expired:
+		select {
+		case streamErr = <-done: // the output ended as the timer fired: no timeout
+		default:
+			timedOut = true
+		}
+	}
+	if timedOut {
+		c.signal(ctx, "USR1") // TERM to all but PID 1
+		ended := false
+		grace := time.NewTimer(killGrace)
+		select {
+		case streamErr = <-done:
+			ended = true
+		case <-grace.C:
+		case <-ctx.Done():
+			grace.Stop()
+			return cancelled()
+		}
+		grace.Stop()
+		// KILL even when the output ended: processes that closed it, or ignore TERM, live on.
+		c.killAll(ctx)
+		if !ended {
+			// Everything but PID 1 is dead, which closes every pipe and ends the stream; should
+			// something still hold it, give up on the rest of the output.
+			streamErr = waitOrClose(done, att.Close, closeGrace)
+		}
 	}
 	att.Close()
 	if streamErr != nil {
@@ -135,19 +161,15 @@ func (c *Container) Exec(ctx context.Context, command string, opts ExecOptions) 
 	res := ExecResult{
 		Output:         out.String(),
 		ExitCode:       code,
+		TimedOut:       timedOut,
 		TruncatedBytes: out.Dropped(),
 		Duration:       time.Since(start),
 	}
-	if code == 137 && c.spec.Limits.MemoryBytes > 0 && c.oomKilledSince(ctx) {
+	// A timeout's KILL is a 137 too; the cgroup's counter tells an OOM kill apart.
+	if !timedOut && code == 137 && c.spec.Limits.MemoryBytes > 0 && c.oomKilledSince(ctx) {
 		res.OOMKilled = true
 		res.Output += fmt.Sprintf("\n[swebench-run: the command was killed for exceeding the container's memory limit of %s]\n",
 			units.BytesSize(float64(c.spec.Limits.MemoryBytes)))
-	}
-	if opts.Timeout > 0 && (killedByClient || ((code == 124 || code == 137) && res.Duration >= opts.Timeout)) {
-		res.TimedOut = true
-		if !killedByClient {
-			c.killAll(ctx) // children that left the process group survive `timeout`
-		}
 	}
 	return res, nil
 }
@@ -224,9 +246,99 @@ func parseOOMKills(s string) (int64, bool) {
 	return 0, false
 }
 
-// killAll kills every process in the container except its main process (PID 1 is exempt from
-// kill -1 in its PID namespace), using a context that survives cancellation.
+// signal sends sig to the container's main process (see mainProcess), on a context that
+// survives cancellation. An error is left to the operations that follow: a container that is
+// gone fails them.
+func (c *Container) signal(ctx context.Context, sig string) {
+	c.killMu.Lock()
+	defer c.killMu.Unlock()
+	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+	defer cancel()
+	_, _ = c.engine.cli.ContainerKill(sctx, c.ID, client.ContainerKillOptions{Signal: sig})
+}
+
+// killAll kills every process in the container except its main process and returns once they
+// are dead, so that a kill cannot hit the next command. It asks the main process (USR2, which
+// works when the pids limit is full and no exec can start) and waits for its acknowledgement in
+// the log; without one (a log driver that cannot be read, no answer within killAckTimeout) it
+// runs `kill -9 -1` in the container as well. It uses a context that survives cancellation.
 func (c *Container) killAll(ctx context.Context) {
+	c.killMu.Lock()
+	defer c.killMu.Unlock()
+	kctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), killAckTimeout)
+	acked := c.killAcked(kctx)
+	cancel()
+	if !acked {
+		c.killsLost = true
+		c.execKill(ctx)
+	}
+}
+
+// killAcked sends USR2 to the main process and waits for the acknowledgement of that kill. The
+// caller holds killMu.
+func (c *Container) killAcked(ctx context.Context) bool {
+	if c.killsLost {
+		// An earlier kill went unacknowledged: its USR2 may have been handled since, or merged
+		// with this one.
+		if n, err := c.killAcks(ctx); err == nil {
+			c.kills, c.killsLost = n, false
+		}
+	}
+	c.kills++
+	want := c.kills
+	if _, err := c.engine.cli.ContainerKill(ctx, c.ID, client.ContainerKillOptions{Signal: "USR2"}); err != nil {
+		return false
+	}
+	for {
+		n, err := c.killAcks(ctx)
+		if err != nil {
+			return false
+		}
+		if n >= want {
+			c.kills = n
+			return true
+		}
+		select {
+		case <-ctx.Done():
+			return false
+		case <-time.After(killAckPoll):
+		}
+	}
+}
+
+// killAcks returns the highest kill count the main process acknowledged in the container's log
+// (0 before the first kill).
+func (c *Container) killAcks(ctx context.Context) (int, error) {
+	rc, err := c.engine.cli.ContainerLogs(ctx, c.ID, client.ContainerLogsOptions{ShowStdout: true, Tail: "5"})
+	if err != nil {
+		return 0, err
+	}
+	defer rc.Close()
+	var log strings.Builder
+	if _, err := stdcopy.StdCopy(&log, io.Discard, rc); err != nil {
+		return 0, err
+	}
+	return parseKillAcks(log.String()), nil
+}
+
+// parseKillAcks returns the highest count of the kill acknowledgements in a log.
+func parseKillAcks(log string) int {
+	top := 0
+	for _, line := range strings.Split(log, "\n") {
+		v, ok := strings.CutPrefix(strings.TrimSpace(line), killAckPrefix)
+		if !ok {
+			continue
+		}
+		if n, err := strconv.Atoi(v); err == nil && n > top {
+			top = n
+		}
+	}
+	return top
+}
+
+// execKill runs `kill -9 -1` in the container (PID 1 is exempt from kill -1 in its PID
+// namespace) and waits for it to finish, on a context that survives cancellation.
+func (c *Container) execKill(ctx context.Context) {
 	kctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
 	defer cancel()
 	created, err := c.engine.cli.ExecCreate(kctx, c.ID, client.ExecCreateOptions{
@@ -283,10 +395,6 @@ func envList(base, over map[string]string) []string {
 		env = append(env, k+"="+merged[k])
 	}
 	return env
-}
-
-func formatSeconds(d time.Duration) string {
-	return strconv.FormatFloat(d.Seconds(), 'f', -1, 64)
 }
 
 // cappedBuffer keeps the first and last max/2 bytes written to it and counts the rest, so that

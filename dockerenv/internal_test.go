@@ -190,6 +190,24 @@ func TestParseOOMKills(t *testing.T) {
 	}
 }
 
+func TestParseKillAcks(t *testing.T) {
+	tests := []struct {
+		in   string
+		want int
+	}{
+		{"", 0},
+		{"swebench-run: killed 1\n", 1},
+		{"swebench-run: killed 2\nswebench-run: killed 3\n", 3},
+		{"swebench-run: killed 12\nswebench-run: killed 9\n", 12},
+		{"swebench-run: killed \nswebench-run: killed x\nkilled 4\n", 0},
+	}
+	for _, tt := range tests {
+		if got := parseKillAcks(tt.in); got != tt.want {
+			t.Errorf("parseKillAcks(%q) = %d, want %d", tt.in, got, tt.want)
+		}
+	}
+}
+
 func TestTransientPullErrors(t *testing.T) {
 	tests := []struct {
 		err  error

@@ -11,34 +11,46 @@ import (
 	"github.com/swebench-run/swebench-run/internal/testenv"
 )
 
-// A fork bomb hits the pids limit instead of the host, and the container stays usable.
+// A fork bomb hits the pids limit instead of the host, and the container stays usable, also
+// after a bomb that ignores TERM (its kill then finds the pids limit full).
 func TestPidsLimitStopsForkBomb(t *testing.T) {
 	e := testenv.Docker(t)
 	testenv.RequireImage(t, e, testenv.BaseImage)
 	c := startTestContainer(t, e, dockerenv.ContainerSpec{Limits: dockerenv.Limits{PidsLimit: 64}})
 	ctx := context.Background()
-	res, err := c.Exec(ctx, `bomb() { bomb | bomb & }; bomb; sleep 30`, dockerenv.ExecOptions{Timeout: 5 * time.Second})
-	if err != nil {
-		t.Fatal(err)
+	bombs := []struct{ name, cmd string }{
+		{"bomb", `bomb() { bomb | bomb & }; bomb; sleep 30`},
+		{"bomb ignoring TERM", `trap '' TERM; bomb() { bomb | bomb & }; bomb; sleep 30`},
 	}
-	if !strings.Contains(res.Output, "Resource temporarily unavailable") {
-		t.Errorf("the fork bomb never hit the pids limit; output:\n%.2000s", res.Output)
-	}
-	tests := []struct {
-		name, cmd, want string
-	}{
-		{"container still answers", "echo alive", "alive\n"},
-		{"the limit is the cgroup's", "cat /sys/fs/cgroup/pids/pids.max 2>/dev/null || cat /sys/fs/cgroup/pids.max", "64\n"},
-		{"nothing of the bomb is left", "ps -eo args= | grep -c '[b]omb' || true", "0\n"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			res, err := c.Exec(ctx, tt.cmd, dockerenv.ExecOptions{Timeout: 10 * time.Second})
+	for _, b := range bombs {
+		t.Run(b.name, func(t *testing.T) {
+			res, err := c.Exec(ctx, b.cmd, dockerenv.ExecOptions{Timeout: 5 * time.Second})
 			if err != nil {
 				t.Fatal(err)
 			}
-			if res.Output != tt.want {
-				t.Errorf("%s: got %q, want %q", tt.cmd, res.Output, tt.want)
+			if !strings.Contains(res.Output, "Resource temporarily unavailable") {
+				t.Errorf("the fork bomb never hit the pids limit; output:\n%.2000s", res.Output)
+			}
+			if !res.TimedOut {
+				t.Errorf("TimedOut = false (exit %d), want true", res.ExitCode)
+			}
+			tests := []struct {
+				name, cmd, want string
+			}{
+				{"container still answers", "echo alive", "alive\n"},
+				{"the limit is the cgroup's", "cat /sys/fs/cgroup/pids/pids.max 2>/dev/null || cat /sys/fs/cgroup/pids.max", "64\n"},
+				{"nothing of the bomb is left", "ps -eo args= | grep -c '[b]omb' || true", "0\n"},
+			}
+			for _, tt := range tests {
+				t.Run(tt.name, func(t *testing.T) {
+					res, err := c.Exec(ctx, tt.cmd, dockerenv.ExecOptions{Timeout: 10 * time.Second})
+					if err != nil {
+						t.Fatal(err)
+					}
+					if res.Output != tt.want {
+						t.Errorf("%s: got %q, want %q", tt.cmd, res.Output, tt.want)
+					}
+				})
 			}
 		})
 	}

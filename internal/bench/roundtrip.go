@@ -105,9 +105,10 @@ func OurExec(ctx context.Context, c *dockerenv.Container, opts dockerenv.ExecOpt
 // the login shell is left out everywhere so that only the mechanism differs).
 var PlainArgv = []string{"bash", "-c", "true"}
 
-// WrappedArgv is the command line our Exec builds for `true` with a 60 s timeout: the raw client
-// running it isolates the client's own cost from that of the extra processes (sh, timeout).
-var WrappedArgv = []string{"sh", "-c", `exec "$@" 2>&1`, "sh", "timeout", "-s", "TERM", "-k", "2", "60", "bash", "-c", "true"}
+// WrappedArgv is the command line our Exec builds for `true` (with a timeout or without: the
+// client enforces timeouts through the container's main process): the raw client running it
+// isolates the client's own cost from that of the extra process (sh, which execs bash).
+var WrappedArgv = []string{"sh", "-c", `exec "$@" 2>&1`, "sh", "bash", "-c", "true"}
 
 // RawStillRunning counts the raw execs whose first inspect, right after the output ended,
 // still reported the process as running (our Exec then sleeps 20 ms before asking again).
