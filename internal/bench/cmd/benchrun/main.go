@@ -179,10 +179,10 @@ func run(outPath, only string, n, overhead, instances int, workers string, delay
 	if outPath == "-" {
 		return nil
 	}
-	return os.WriteFile(outPath, []byte(report(table, time.Since(started))), 0o644)
+	return os.WriteFile(outPath, []byte(report(outPath, table, time.Since(started))), 0o644)
 }
 
-func report(table string, took time.Duration) string {
+func report(outPath, table string, took time.Duration) string {
 	host, _ := os.Hostname()
 	dv, _ := exec.Command("docker", "version", "--format", "{{.Server.Version}}").Output()
 	drv, _ := exec.Command("docker", "info", "--format", "{{.Driver}}").Output()
@@ -198,7 +198,21 @@ func report(table string, took time.Duration) string {
 	b.WriteString("Every comparison is measured in the same run, interleaved where it can be, and reported as a ratio: the machine is shared and absolute times drift.\n\n")
 	b.WriteString(table)
 	b.WriteString(methods)
+	b.WriteString(findings(outPath))
 	return b.String()
+}
+
+// findings returns the "## Findings" section of the report at path, written by hand after the
+// measurements, so that a new run keeps it (and its author can update it to the new figures).
+func findings(path string) string {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return ""
+	}
+	if i := strings.Index(string(data), "\n## Findings"); i >= 0 {
+		return string(data[i:])
+	}
+	return ""
 }
 
 const methods = `
@@ -212,12 +226,13 @@ Benchmark containers run the local base image ` + "`swebench-run/base:bookworm`"
 - **Command round trip.** One container; the methods take turns command by command (the
   subprocess reference in batches of up to 50 per round, interleaved with the others). *Ours* is
   ` + "`dockerenv.Container.Exec`" + ` of ` + "`true`" + ` with the options the runner passes by default (60 s
-  timeout enforced inside the container, the config's env): its argv is
-  ` + "`sh -c 'exec \"$@\" 2>&1' sh timeout -s TERM -k 2 60 bash -c true`" + `. *Raw API* is the
+  timeout, the config's env): its argv is ` + "`sh -c 'exec \"$@\" 2>&1' sh bash -c true`" + ` (sh joins stderr
+  to stdout in order and replaces itself with bash; the timeout is a client timer that signals
+  the container's PID 1). *Raw API* is the
   minimal moby-client exec (` + "`github.com/moby/moby/client`" + `, imported by benchmark code
   only): create, attach, stdcopy to EOF, inspect (re-inspected without delay until the exit is
   recorded) of ` + "`bash -c true`" + `; it is also run with our exact argv, which separates the client's
-  cost from that of the wrapper processes. *Subprocess* is ` + "`scripts/bench/peer_exec.py`" + `, a
+  cost from that of the extra ` + "`sh`" + `. *Subprocess* is ` + "`scripts/bench/peer_exec.py`" + `, a
   short script of our own that does what the Python peers (mini-swe-agent, SWE-agent's docker
   deployments) do: one ` + "`docker exec -w /tmp CONTAINER bash -c true`" + ` process per command with
   ` + "`subprocess.run`" + ` (stderr merged), threads for workers; it times each command itself, so the
@@ -236,7 +251,13 @@ Benchmark containers run the local base image ` + "`swebench-run/base:bookworm`"
   5 turns (the last submits). **Ideal = ceil(instances ÷ workers) × 5 × delay**; efficiency =
   ideal ÷ wall time of the whole process (start-up, load, sweeps and removal included). The
   *floor* row does the same work with bare Docker calls in-process (a goroutine pool of the same
-  size: raw create, start, 5 × (sleep delay, exec), remove): what any runner gets from this engine.
+  size: raw create, start, 5 × (sleep delay, exec), remove, one after the other): what a naive
+  runner gets from this engine. (The runner starts each container during the instance's first
+  model call and removes it after the worker moved on, so it can beat the floor.) The *machine
+  capacity* row divides the CPU time the whole machine spent during the floor (/proc/stat: every
+  process, the engine's and the containers' included) by the instances: what one container life
+  costs this machine. Instances × that ÷ cores is the least wall time any runner needs here, and
+  ideal ÷ that the best efficiency this machine allows.
   The breakdown comes from ` + "`status.jsonl`" + ` (queued_at, image_ready_at, first_step_at, ended_at);
   queued_at is taken before the instance waits for a free worker.
 - **Runner footprint.** Peak RSS (maximum resident set size) and user+system CPU seconds of the
