@@ -120,6 +120,12 @@ func (e *Engine) StartContainer(ctx context.Context, spec ContainerSpec) (*Conta
 			LabelOwner:    Owner(),
 		},
 	}
+	select {
+	case e.starts <- struct{}{}:
+		defer func() { <-e.starts }()
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
 	// Create and start run to completion even when ctx is cancelled meanwhile: a create the
 	// client abandons may still complete in the daemon, leaving a container nobody knows the id
 	// of. Cancellation is checked right after, and the container removed.
@@ -157,28 +163,36 @@ func (e *Engine) StartContainer(ctx context.Context, spec ContainerSpec) (*Conta
 // of the run.
 const engineCallTimeout = 3 * time.Minute
 
-// hung turns a call that ran out of engineCallTimeout (while ctx itself is live) into an
-// *EngineDownError, so the runner takes the engine out of rotation and retries elsewhere.
-// A failed call whose engine then does not answer a ping (connection cut mid-call, daemon
-// stopped) is an *EngineDownError too.
+// hung turns a failed call whose engine then does not answer a ping (connection cut mid-call,
+// daemon stopped or hung) into an *EngineDownError, so the runner takes the engine out of
+// rotation and retries elsewhere. A call that ran out of engineCallTimeout on an engine that
+// still answers is an overload: an error of its own instance, not the engine's.
 func (e *Engine) hung(ctx context.Context, err error) error {
 	if err == nil || ctx.Err() != nil || IsEngineDown(err) {
 		return err
-	}
-	if errors.Is(err, context.DeadlineExceeded) {
-		return &EngineDownError{Host: e.Host(), Err: fmt.Errorf("no answer within %s: %w", engineCallTimeout, err)}
 	}
 	var died *ContainerDiedError
 	if errors.As(err, &died) {
 		return err
 	}
-	pctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+	slow := errors.Is(err, context.DeadlineExceeded)
+	if slow {
+		err = fmt.Errorf("no answer within %s: %w", engineCallTimeout, err)
+	}
+	// An overloaded engine answers a ping, late: that is not a dead one.
+	pctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), pingTimeout)
 	defer cancel()
 	if _, perr := e.cli.Ping(pctx, client.PingOptions{}); perr != nil {
 		return &EngineDownError{Host: e.Host(), Err: err}
 	}
+	if slow {
+		return fmt.Errorf("docker engine %s is overloaded: %w", e.Host(), err)
+	}
 	return err
 }
+
+// pingTimeout bounds the ping that tells a hung engine from a slow one.
+const pingTimeout = 30 * time.Second
 
 // mainProcess is the container's PID 1, a bash script that ends after lifetime. It reaps the
 // orphans that killed commands leave behind (no zombies filling the pids limit), and it is how

@@ -31,7 +31,17 @@ type Engine struct {
 	host   string
 	images *ImageQueue
 	plat   *ocispec.Platform
+	// starts bounds the container creates and starts in flight on this engine (see
+	// maxConcurrentStarts).
+	starts chan struct{}
 }
+
+// maxConcurrentStarts bounds the container creates and starts one engine runs at once. Starting
+// is the engine's most expensive call; hundreds at once (a pool of 256 workers starting up)
+// make every one of them take minutes, past engineCallTimeout. Queued here, each start gets the
+// engine's attention, and the queue costs little: containers start during the instance's first
+// model call.
+const maxConcurrentStarts = 8
 
 // Connect opens a client for the engine at host ("" means DOCKER_HOST or the default socket),
 // negotiates the API version and checks that the engine answers. Its pull queue has the default
@@ -63,7 +73,7 @@ func ConnectWith(ctx context.Context, host string, o Options) (*Engine, error) {
 	if err != nil {
 		return nil, fmt.Errorf("docker client for %q: %w", hostName(host), err)
 	}
-	e := &Engine{cli: cli, host: host}
+	e := &Engine{cli: cli, host: host, starts: make(chan struct{}, maxConcurrentStarts)}
 	if e.images, err = newImageQueue(e, o); err != nil {
 		cli.Close()
 		return nil, err

@@ -16,8 +16,8 @@ import (
 
 // ExecOptions configure one command.
 type ExecOptions struct {
-	// Timeout bounds the command; 0 means none. The client times it from before the exec is
-	// created. When it expires, every process of the container but its main process gets TERM,
+	// Timeout bounds the command; 0 means none. The client times it from the moment the exec
+	// starts (its attach), so a slow engine's latency does not count against the command. When it expires, every process of the container but its main process gets TERM,
 	// KILL killGrace later (sooner if the output ended), through signals to the main process
 	// (see mainProcess): this also kills children that left the command's process group or hold
 	// the output open, and works when a fork bomb filled the pids limit. Exec returns once the
@@ -80,12 +80,6 @@ func (c *Container) Exec(ctx context.Context, command string, opts ExecOptions) 
 	argv = append(argv, command)
 
 	start := time.Now()
-	var expired <-chan time.Time
-	if opts.Timeout > 0 {
-		t := time.NewTimer(opts.Timeout)
-		defer t.Stop()
-		expired = t.C
-	}
 	cctx, cancel := context.WithTimeout(ctx, engineCallTimeout)
 	created, err := c.engine.cli.ExecCreate(cctx, c.ID, client.ExecCreateOptions{
 		AttachStdout: true,
@@ -101,6 +95,13 @@ func (c *Container) Exec(ctx context.Context, command string, opts ExecOptions) 
 	att, err := c.engine.cli.ExecAttach(ctx, created.ID, client.ExecAttachOptions{})
 	if err != nil {
 		return ExecResult{}, c.classify(ctx, fmt.Errorf("attach to exec in %s: %w", c.Name, err))
+	}
+	// The command starts with the attach: the time the engine took to get there is not its own.
+	var expired <-chan time.Time
+	if opts.Timeout > 0 {
+		t := time.NewTimer(opts.Timeout)
+		defer t.Stop()
+		expired = t.C
 	}
 	out := newCappedBuffer(maxOut)
 	done := make(chan error, 1)
@@ -175,8 +176,12 @@ func (c *Container) Exec(ctx context.Context, command string, opts ExecOptions) 
 }
 
 // exitCode waits for the exec process to be reported as finished and returns its exit code.
+// The stream can end a while before the engine records the exit: milliseconds on an idle
+// engine, seconds on an overloaded one.
 func (c *Container) exitCode(ctx context.Context, execID string) (int, error) {
-	for i := 0; ; i++ {
+	deadline := time.Now().Add(engineCallTimeout)
+	wait := 10 * time.Millisecond
+	for {
 		ictx, cancel := context.WithTimeout(ctx, engineCallTimeout)
 		ins, err := c.engine.cli.ExecInspect(ictx, execID, client.ExecInspectOptions{})
 		cancel()
@@ -186,15 +191,15 @@ func (c *Container) exitCode(ctx context.Context, execID string) (int, error) {
 		if !ins.Running {
 			return ins.ExitCode, nil
 		}
-		// The stream can end a moment before the engine records the exit.
-		if i >= 100 {
-			return 0, fmt.Errorf("exec in %s: output ended but the process still runs", c.Name)
+		if time.Now().After(deadline) {
+			return 0, fmt.Errorf("exec in %s: output ended but the engine still reports the process running after %s", c.Name, engineCallTimeout)
 		}
 		select {
 		case <-ctx.Done():
 			return 0, ctx.Err()
-		case <-time.After(20 * time.Millisecond):
+		case <-time.After(wait):
 		}
+		wait = min(2*wait, 500*time.Millisecond)
 	}
 }
 
