@@ -254,22 +254,23 @@ func (s Scale) Rows() []Row {
 }
 
 // capacityRow relates the run to the machine's capacity: the CPU time that one container life
-// costs the machine bounds how fast any runner can go. That cost is taken from the floor (bare
-// Docker calls, the benchmark process's own CPU included) when it was measured, else from the
-// runner's run minus the runner process's CPU.
+// costs the machine bounds how fast any runner can go. That cost is the smaller of the floor's
+// (bare Docker calls, the benchmark process's own CPU included; the floor starts all its
+// containers at once, which costs the engine more) and that of the runner's run minus the
+// runner process's CPU.
 func (s Scale) capacityRow() Row {
 	sp := s.Spec
 	cores := runtime.NumCPU()
-	runEngine := s.Busy - time.Duration(s.Usage.CPUSec()*float64(time.Second))
-	perInst, from := runEngine/time.Duration(sp.Instances), "the runner's run"
-	if s.Floor.Busy > 0 {
-		perInst, from = s.Floor.Busy/time.Duration(sp.Instances), "the floor"
+	runEngine := (s.Busy - time.Duration(s.Usage.CPUSec()*float64(time.Second))) / time.Duration(sp.Instances)
+	perInst, from := runEngine, "the runner's run"
+	if f := s.Floor.Busy / time.Duration(sp.Instances); f > 0 && f < perInst {
+		perInst, from = f, "the floor"
 	}
 	minWall := time.Duration(sp.Instances) * perInst / time.Duration(cores)
 	best := min(1, float64(sp.Ideal())/float64(minWall))
 	return Row{What: fmt.Sprintf("scale: machine capacity, %d workers", sp.Workers),
-		Measured: fmt.Sprintf("one container life costs the machine %.2f CPU s (from %s; in the runner's run %.2f s besides the runner's own %.1f s); %d of them need ≥ %s of %d cores → best possible efficiency on this machine %.3f; the runner reached %.0f%% of it (machine busy %.0f%% during the run)",
-			perInst.Seconds(), from, (runEngine / time.Duration(sp.Instances)).Seconds(), s.Usage.CPUSec(),
+		Measured: fmt.Sprintf("one container life costs the machine %.2f CPU s in the runner's run (besides the runner's own %.1f s) and %.2f s in the floor's; at the cheaper (%s), %d of them need ≥ %s of %d cores → best possible efficiency on this machine %.3f; the runner reached %.0f%% of it (machine busy %.0f%% during the run)",
+			runEngine.Seconds(), s.Usage.CPUSec(), (s.Floor.Busy / time.Duration(sp.Instances)).Seconds(), from,
 			sp.Instances, minWall.Round(time.Second), cores, best, 100*s.Efficiency()/best,
 			100*s.Busy.Seconds()/(float64(cores)*s.Usage.Wall.Seconds())),
 		NA: true}
