@@ -3,7 +3,7 @@
 # results table to BENCHMARKS.md (and stdout). Not part of `make test` (a 1-iteration smoke
 # version of each measurement runs there, as internal/bench's tests).
 #
-#   scripts/bench/run.sh                 # everything, full size (about 15-25 minutes)
+#   scripts/bench/run.sh                 # everything, full size (about 40 minutes on 2 cores)
 #   scripts/bench/run.sh -only load,resume -o -   # a subset, table on stdout only
 #
 # Any flag is passed to internal/bench/cmd/benchrun (see -h). Needs: Go, Docker with the local
