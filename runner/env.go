@@ -27,10 +27,9 @@ var _ agent.Env = (*containerEnv)(nil)
 // the agent with ContainerStartError or EnvStartupFailed.
 type startingEnv struct {
 	done    chan struct{}
-	env     *containerEnv // nil when the start failed
-	err     error         // a *startError
-	onReady func(*dockerenv.Container)
-	ready   bool
+	env     *containerEnv              // nil when the start failed
+	err     error                      // a *startError
+	onReady func(*dockerenv.Container) // called once, by the first command
 }
 
 var _ agent.Env = (*startingEnv)(nil)
@@ -83,11 +82,9 @@ func (s *startingEnv) Execute(ctx context.Context, command string) (agent.Output
 		}
 		return agent.Output{}, s.err
 	}
-	if !s.ready {
-		s.ready = true
-		if s.onReady != nil {
-			s.onReady(s.env.c)
-		}
+	if s.onReady != nil {
+		s.onReady(s.env.c)
+		s.onReady = nil
 	}
 	return s.env.Execute(ctx, command)
 }

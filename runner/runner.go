@@ -49,8 +49,8 @@ type Options struct {
 	// (graceful shutdown). Cancelling ctx stops them at once.
 	Stop <-chan struct{}
 	// AfterInstance, when set, runs in the worker after an instance is recorded (its
-	// container's removal may still be under way), with its prediction (nil after an infrastructure failure); `run --eval`
-	// evaluates there, as soon as the prediction exists.
+	// container's removal may still be under way), with its prediction (nil after an
+	// infrastructure failure); `run --eval` evaluates there, as soon as the prediction exists.
 	AfterInstance func(ctx context.Context, inst dataset.Instance, pred *results.Prediction)
 }
 
@@ -363,12 +363,9 @@ func runInstance(ctx context.Context, inst dataset.Instance, attempt int, queued
 		}
 		return finish(agent.StatusInterrupted, err, nil)
 	}
-	released := false
-	defer func() {
-		if !released {
-			opts.Pool.Release(engine)
-		}
-	}()
+	// Released right after the teardown below starts (defers run last-in first-out): a removal
+	// under way does not hold a worker's slot.
+	defer opts.Pool.Release(engine)
 	rec.Host, info.Host = engine.Host(), engine.Host()
 	if len(opts.Pool.Engines()) > 1 {
 		engine.Images().Expect(image, 1)
@@ -393,8 +390,6 @@ func runInstance(ctx context.Context, inst dataset.Instance, attempt int, queued
 	defer func() {
 		// Teardown leaves the worker: it takes its next instance while the engine removes this
 		// container. Run waits for every teardown before it returns.
-		opts.Pool.Release(engine)
-		released = true
 		teardowns.Add(1)
 		go func() {
 			defer teardowns.Done()
