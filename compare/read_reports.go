@@ -1,0 +1,270 @@
+package compare
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/swebench-run/swebench-run/eval"
+)
+
+// runReport is a harness run report (schema_version 2) or an sb-cli report, which adds
+// pending and failed ids and has no empty-patch ids.
+type runReport struct {
+	eval.RunReport
+	PendingIDs []string `json:"pending_ids"`
+	FailedIDs  []string `json:"failed_ids"`
+}
+
+// readRunReport reads a harness run report or an sb-cli report. Instances are those the report
+// evaluated against (completed, incomplete, empty, error, pending, failed); submitted ids outside
+// them were not part of that evaluation and are left out.
+func readRunReport(path string, data []byte, keys map[string]json.RawMessage) (*Run, error) {
+	var rep runReport
+	if err := json.Unmarshal(data, &rep); err != nil {
+		return nil, fmt.Errorf("input %s: not a run report (%v); expected the harness's <model>.<run_id>.json (schema_version 2) or an sb-cli report", path, err)
+	}
+	r := &Run{Path: path, Kind: KindHarnessReport, Total: rep.TotalInstances}
+	_, pending := keys["pending_ids"]
+	_, failed := keys["failed_ids"]
+	if pending || failed {
+		r.Kind = KindSBCLIReport
+		// sb-cli names its reports <subset>__<split>__<run_id>.json.
+		if parts := strings.Split(strings.TrimSuffix(filepath.Base(path), ".json"), "__"); len(parts) == 3 {
+			r.Dataset = parts[0] + ":" + parts[1]
+		}
+	}
+	if _, ok := keys["schema_version"]; !ok {
+		r.Warnings = append(r.Warnings, "the report has no schema_version; read as schema_version 2")
+	} else if rep.SchemaVersion != 2 {
+		return nil, fmt.Errorf("input %s: run report schema_version %d; this version reads schema_version 2 (SWE-bench harness ≥ 2.1, sb-cli)", path, rep.SchemaVersion)
+	}
+	m := map[string]*Instance{}
+	set := func(ids []string, v Verdict, detail func(string) string) {
+		for _, id := range ids {
+			if in, ok := m[id]; ok && in.Verdict != v {
+				r.Warnings = append(r.Warnings, fmt.Sprintf("%s is listed as both %s and %s; taken as %s", id, in.Verdict, v, v))
+			}
+			in := &Instance{Verdict: v}
+			if detail != nil {
+				in.Detail = detail(id)
+			}
+			m[id] = in
+		}
+	}
+	fixed := func(s string) func(string) string { return func(string) string { return s } }
+	set(rep.IncompleteIDs, NotSubmitted, fixed("no prediction"))
+	set(rep.PendingIDs, NotSubmitted, fixed("evaluation pending"))
+	set(rep.EmptyPatchIDs, EmptyPatch, nil)
+	set(rep.FailedIDs, Error, fixed("evaluation failed"))
+	set(rep.ErrorIDs, Error, func(id string) string { return rep.ErrorReasons[id] })
+	set(rep.UnresolvedIDs, Unresolved, nil)
+	set(rep.ResolvedIDs, Resolved, nil)
+	for _, id := range rep.CompletedIDs {
+		if _, ok := m[id]; !ok {
+			r.Warnings = append(r.Warnings, fmt.Sprintf("%s is completed but neither resolved nor unresolved; taken as unresolved", id))
+			m[id] = &Instance{Verdict: Unresolved}
+		}
+	}
+	outside := 0
+	for _, id := range rep.SubmittedIDs {
+		if _, ok := m[id]; !ok {
+			outside++
+		}
+	}
+	if outside > 0 {
+		r.Warnings = append(r.Warnings, fmt.Sprintf("%d submitted ids lie outside the %d instances this report evaluated and are left out", outside, len(m)))
+	}
+	if rep.ResolvedInstances != len(rep.ResolvedIDs) {
+		r.Warnings = append(r.Warnings, fmt.Sprintf("resolved_instances is %d but resolved_ids lists %d; the ids count", rep.ResolvedInstances, len(rep.ResolvedIDs)))
+	}
+	if len(m) == 0 {
+		return nil, fmt.Errorf("input %s: the run report lists no instance ids", path)
+	}
+	r.Instances = instancesFrom(m)
+	return r, nil
+}
+
+// experimentsResults is SWE-bench/experiments' evaluation/<split>/<name>/results/results.json.
+// Current submissions list resolved, no_generation and no_logs; older ones also list the stages
+// an instance passed (generated, with_logs, applied) and where it failed.
+type experimentsResults struct {
+	Resolved     []string `json:"resolved"`
+	NoGeneration []string `json:"no_generation"`
+	NoLogs       []string `json:"no_logs"`
+	InstallFail  []string `json:"install_fail"`
+	ResetFailed  []string `json:"reset_failed"`
+	NoApply      []string `json:"no_apply"`
+	TestErrored  []string `json:"test_errored"`
+	TestTimeout  []string `json:"test_timeout"`
+}
+
+// experimentsSplits are the sizes of the splits the experiments repository evaluates on, by the
+// folder name under evaluation/.
+var experimentsSplits = map[string]struct {
+	dataset string
+	size    int
+}{
+	"lite":         {"princeton-nlp/SWE-bench_Lite:test", 300},
+	"verified":     {"princeton-nlp/SWE-bench_Verified:test", 500},
+	"bash-only":    {"princeton-nlp/SWE-bench_Verified:test", 500},
+	"test":         {"princeton-nlp/SWE-bench:test", 2294},
+	"multimodal":   {"princeton-nlp/SWE-bench_Multimodal:test", 0},
+	"multilingual": {"SWE-bench/SWE-bench_Multilingual:test", 300},
+}
+
+func readExperimentsFile(path string) (*Run, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("input %s: %w", path, err)
+	}
+	return readExperiments(path, data)
+}
+
+// readExperiments reads results.json. It lists only resolved and failed ids: every other
+// instance of the split is unresolved (ImpliedUnresolved), so Compare completes it from the
+// other inputs' instances.
+func readExperiments(path string, data []byte) (*Run, error) {
+	var res experimentsResults
+	if err := json.Unmarshal(data, &res); err != nil {
+		return nil, fmt.Errorf("input %s: not an experiments results.json (%v); expected {\"resolved\": [ids], \"no_generation\": [ids], \"no_logs\": [ids]}", path, err)
+	}
+	r := &Run{Path: path, Kind: KindExperiments, ImpliedUnresolved: true}
+	// evaluation/<split>/<submission>/results/results.json
+	if abs, err := filepath.Abs(path); err == nil {
+		parts := strings.Split(filepath.ToSlash(abs), "/")
+		if n := len(parts); n >= 5 && parts[n-2] == "results" && parts[n-5] == "evaluation" {
+			if sp, ok := experimentsSplits[parts[n-4]]; ok {
+				r.Dataset, r.Total = sp.dataset, sp.size
+			}
+			r.Label = parts[n-3]
+		}
+	}
+	m := map[string]*Instance{}
+	set := func(ids []string, v Verdict, detail string) {
+		for _, id := range ids {
+			m[id] = &Instance{Verdict: v, Detail: detail}
+		}
+	}
+	set(res.TestTimeout, Error, "test timeout")
+	set(res.TestErrored, Error, "tests errored")
+	set(res.NoApply, Error, "patch did not apply")
+	set(res.ResetFailed, Error, "reset failed")
+	set(res.InstallFail, Error, "install failed")
+	set(res.NoLogs, Error, "no evaluation logs")
+	set(res.NoGeneration, EmptyPatch, "no generation")
+	for _, id := range res.Resolved {
+		if in, ok := m[id]; ok {
+			r.Warnings = append(r.Warnings, fmt.Sprintf("%s is listed as resolved and as %s; taken as resolved", id, in.Detail))
+		}
+		m[id] = &Instance{Verdict: Resolved}
+	}
+	r.Instances = instancesFrom(m)
+	r.Warnings = append(r.Warnings, "results.json lists resolved and failed instances only; every other instance the comparison knows is counted as unresolved")
+	return r, nil
+}
+
+// readSingleReport reads one report.json given as a file.
+func readSingleReport(path, id string, data []byte) (*Run, error) {
+	rep, err := eval.ReadReportBytes(data)
+	if err != nil {
+		return nil, err
+	}
+	var probe map[string]map[string]json.RawMessage
+	if err := json.Unmarshal(data, &probe); err != nil {
+		return nil, err
+	}
+	if _, ok := probe[id]["resolved"]; !ok {
+		return nil, errors.New("no resolved key")
+	}
+	r := &Run{Path: path, Kind: KindReportDir}
+	r.Instances = []Instance{{ID: rep.InstanceID, Verdict: reportVerdict(rep)}}
+	return r, nil
+}
+
+// reportVerdict grades one report.json the harness's way: a report exists, so the instance was
+// completed, resolved or not.
+func reportVerdict(rep eval.InstanceReport) Verdict {
+	if rep.Resolved {
+		return Resolved
+	}
+	return Unresolved
+}
+
+// evalFolder is a folder of per-instance evaluation output: <dir>/<id>/report.json, with
+// <dir>/<id>/ present but no report.json when the evaluation could not grade the instance.
+type evalFolder struct {
+	reports map[string]eval.InstanceReport
+	tried   map[string]bool // a folder without report.json
+}
+
+// readEvalFolder reads every <dir>/<id>/report.json. A missing dir is empty.
+func readEvalFolder(dir string) (*evalFolder, error) {
+	f := &evalFolder{reports: map[string]eval.InstanceReport{}, tried: map[string]bool{}}
+	entries, err := os.ReadDir(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return f, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("evaluation folder %s: %w", dir, err)
+	}
+	for _, e := range entries {
+		if !e.IsDir() {
+			continue
+		}
+		p := filepath.Join(dir, e.Name(), "report.json")
+		rep, err := eval.ReadReport(p)
+		if errors.Is(err, fs.ErrNotExist) {
+			f.tried[e.Name()] = true
+			continue
+		}
+		if err != nil {
+			return nil, fmt.Errorf("%w; expected the harness's {\"<instance_id>\": {\"resolved\": …}}", err)
+		}
+		if rep.InstanceID != e.Name() {
+			return nil, fmt.Errorf("%s is the report of %s, not of %s", p, rep.InstanceID, e.Name())
+		}
+		f.reports[rep.InstanceID] = rep
+	}
+	return f, nil
+}
+
+// verdict grades id from the folder: its report, or Error when the folder shows an evaluation
+// that produced no report. ok is false when the folder knows nothing of id.
+func (f *evalFolder) verdict(id string) (Verdict, string, bool) {
+	if rep, ok := f.reports[id]; ok {
+		return reportVerdict(rep), "", true
+	}
+	if f.tried[id] {
+		return Error, "evaluation produced no report.json", true
+	}
+	return "", "", false
+}
+
+// readReportDir reads a folder of <id>/report.json (the harness's log layout, which the
+// experiments repository's logs/ folders share).
+func readReportDir(dir string) (*Run, error) {
+	f, err := readEvalFolder(dir)
+	if err != nil {
+		return nil, fmt.Errorf("input %s: %w", dir, err)
+	}
+	r := &Run{Path: dir, Kind: KindReportDir}
+	ids := make([]string, 0, len(f.reports)+len(f.tried))
+	for id := range f.reports {
+		ids = append(ids, id)
+	}
+	for id := range f.tried {
+		ids = append(ids, id)
+	}
+	sort.Strings(ids)
+	for _, id := range ids {
+		v, detail, _ := f.verdict(id)
+		r.Instances = append(r.Instances, Instance{ID: id, Verdict: v, Detail: detail})
+	}
+	return r, nil
+}

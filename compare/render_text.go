@@ -1,0 +1,383 @@
+package compare
+
+import (
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+	"text/tabwriter"
+)
+
+// maxListed is how many ids a flip list shows before "… and N more" in the text and Markdown
+// forms (JSON and CSV hold them all).
+const maxListed = 20
+
+// WriteText writes the comparison as terminal tables.
+func WriteText(w io.Writer, res *Result) error {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	p := func(format string, a ...any) { fmt.Fprintf(tw, format, a...) }
+
+	p("%d inputs, %d instances\n\n", len(res.Inputs), res.Instances)
+	p("input\tform\tmodel\truns\tinstances\tcovered\tresolved\trate\n")
+	for _, in := range res.Inputs {
+		p("%s\t%s\t%s\t%d\t%d\t%d\t%s\t%s\n", in.Name, kindsOf(in), dash(modelsOf(in)), in.Repeats, in.Instances, in.Covered, count(in.Resolved), Percent1(in.ResolvedRate))
+	}
+	p("\n")
+	writeVerdictTable(p, res)
+	writeStatusTable(p, res)
+	writeMetricsTable(p, res)
+	writeRepeats(p, res)
+	tw.Flush()
+
+	detailed := len(res.Inputs) <= 2 || res.Gate != nil
+	for _, pr := range res.Pairs {
+		if detailed {
+			writePairText(w, pr, res)
+		}
+	}
+	if !detailed && len(res.Pairs) > 0 {
+		fmt.Fprintln(w, "\npairs (b against a)")
+		writePairTable(w, res.Pairs)
+	}
+	if len(res.VsBest) > 0 {
+		fmt.Fprintf(w, "\neach input against the best (%s)\n", res.Best)
+		writePairTable(w, res.VsBest)
+		writeMatrixText(w, res)
+	}
+	fmt.Fprintf(w, "\nmethods: %s; %s", MethodCI, MethodTest)
+	if hasBootstrap(res) {
+		fmt.Fprintf(w, "; with repeats, %s", MethodBootstrap)
+	}
+	fmt.Fprintln(w)
+	if res.Gate != nil {
+		fmt.Fprintf(w, "\nregression gate (baseline %s, α = %g)\n", res.Gate.Baseline, res.Gate.Alpha)
+		for _, v := range res.Gate.Verdicts {
+			fmt.Fprintf(w, "  %s vs %s: %s\n", v.Candidate, v.Baseline, v.Line)
+		}
+	}
+	if len(res.Warnings) > 0 {
+		fmt.Fprintln(w, "\nwarnings")
+		for _, s := range res.Warnings {
+			fmt.Fprintf(w, "  %s\n", s)
+		}
+	}
+	return nil
+}
+
+func writeVerdictTable(p func(string, ...any), res *Result) {
+	p("verdict")
+	for _, in := range res.Inputs {
+		p("\t%s", in.Name)
+	}
+	p("\n")
+	for _, v := range Verdicts {
+		p("%s", v)
+		for _, in := range res.Inputs {
+			p("\t%d", in.Verdicts[v])
+		}
+		p("\n")
+	}
+	p("\n")
+}
+
+func writeStatusTable(p func(string, ...any), res *Result) {
+	set := map[string]bool{}
+	for _, in := range res.Inputs {
+		for s := range in.ExitStatuses {
+			set[s] = true
+		}
+	}
+	if len(set) == 0 {
+		return
+	}
+	p("exit status")
+	for _, in := range res.Inputs {
+		p("\t%s", in.Name)
+	}
+	p("\n")
+	for _, s := range sortedKeys(set) {
+		p("%s", s)
+		for _, in := range res.Inputs {
+			p("\t%s", countOrDash(in.ExitStatuses[s], len(in.ExitStatuses) > 0))
+		}
+		p("\n")
+	}
+	p("\n")
+}
+
+func writeMetricsTable(p func(string, ...any), res *Result) {
+	any := false
+	for _, in := range res.Inputs {
+		m := in.Metrics
+		any = any || m.Cost != nil || m.Steps != nil || m.Seconds != nil || m.Tokens != nil
+	}
+	if !any {
+		return
+	}
+	p("input\tcost\tcost p50\tcost/resolved\tsteps\tsteps p50\ttokens in\ttokens out\tduration\tduration p50\n")
+	for _, in := range res.Inputs {
+		m := in.Metrics
+		p("%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", in.Name,
+			distField(m.Cost, money, true), distField(m.Cost, money, false), optMoney(m.CostPerResolved),
+			distField(m.Steps, num, true), distField(m.Steps, num, false),
+			tokensField(m.Tokens, true), tokensField(m.Tokens, false),
+			distField(m.Seconds, Duration, true), distField(m.Seconds, Duration, false))
+	}
+	p("\n")
+}
+
+func writeRepeats(p func(string, ...any), res *Result) {
+	any := false
+	for _, in := range res.Inputs {
+		any = any || in.Repeats > 1 || len(in.FlakyHistory) > 0
+	}
+	if !any {
+		return
+	}
+	p("input\trepeats\tmean resolved\tpass@k\tpass^k\tflaky (repeats)\tflaky (history)\n")
+	for _, in := range res.Inputs {
+		at, hat := "–", "–"
+		if in.Pass != nil {
+			at = fmt.Sprintf("pass@%d %s", in.Pass.K, Percent1(in.Pass.PassAtK))
+			hat = fmt.Sprintf("pass^%d %s", in.Pass.K, Percent1(in.Pass.PassHatK))
+		}
+		p("%s\t%d\t%s\t%s\t%s\t%d\t%d\n", in.Name, in.Repeats, Percent1(in.ResolvedRate), at, hat, len(in.Flaky), len(in.FlakyHistory))
+	}
+	p("\n")
+}
+
+func writePairText(w io.Writer, pr Pair, res *Result) {
+	fmt.Fprintf(w, "\n%s against %s\n", pr.B, pr.A)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	p := func(format string, a ...any) { fmt.Fprintf(tw, format, a...) }
+	p("  instances\t%d in common; %s %d alone, %s %d alone\n", pr.Common, pr.A, len(pr.AOnly), pr.B, len(pr.BOnly))
+	p("  resolved\t%s %s (%s) → %s %s (%s)\n", pr.A, count(pr.ResolvedA), Percent1(pr.RateA), pr.B, count(pr.ResolvedB), Percent1(pr.RateB))
+	p("  flips\t%d newly resolved, %d regressed; both %d, neither %d; %d flaky left out\n", len(pr.Newly), len(pr.Regressed), pr.Both, pr.Neither, len(pr.Flaky))
+	if pr.Difference != nil {
+		p("  difference\t%s points, %s CI [%s, %s] (Tango score), on %d paired instances\n", Points(*pr.Difference), Percent(res.ConfidenceLevel), Points(*pr.CILow), Points(*pr.CIHigh), pr.Paired)
+	} else {
+		p("  difference\tn/a (no paired instances)\n")
+	}
+	p("  McNemar\tp = %s (exact, %d newly resolved vs %d regressed)\n", PValue(pr.McNemarP), len(pr.Newly), len(pr.Regressed))
+	if b := pr.Bootstrap; b != nil {
+		p("  mean over repeats\t%s points, %s CI [%s, %s] (bootstrap by instance, %d resamples, seed %d)\n", Points(b.Difference), Percent(res.ConfidenceLevel), Points(b.CILow), Points(b.CIHigh), b.Resamples, b.Seed)
+	}
+	tw.Flush()
+	writeIDs(w, "newly resolved", pr.Newly)
+	writeIDs(w, "regressed", pr.Regressed)
+	writeIDs(w, "flaky", pr.Flaky)
+	if len(pr.Repos) > 1 {
+		fmt.Fprintln(w, "  by repository")
+		tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+		fmt.Fprintf(tw, "    repository\tcommon\t%s\t%s\tnewly\tregressed\n", pr.A, pr.B)
+		for _, r := range pr.Repos {
+			fmt.Fprintf(tw, "    %s\t%d\t%s\t%s\t%d\t%d\n", r.Repo, r.Common, count(r.ResolvedA), count(r.ResolvedB), r.Newly, r.Regressed)
+		}
+		tw.Flush()
+	}
+	for _, s := range pr.Warnings {
+		fmt.Fprintf(w, "  note: %s\n", s)
+	}
+}
+
+func writeIDs(w io.Writer, what string, ids []string) {
+	if len(ids) == 0 {
+		return
+	}
+	shown := ids
+	more := ""
+	if len(ids) > maxListed {
+		shown, more = ids[:maxListed], fmt.Sprintf(" … and %d more", len(ids)-maxListed)
+	}
+	fmt.Fprintf(w, "  %s: %s%s\n", what, strings.Join(shown, ", "), more)
+}
+
+func writePairTable(w io.Writer, pairs []Pair) {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintf(tw, "  a\tb\tcommon\trate a\trate b\tnewly\tregressed\tflaky\tdifference\tCI\tMcNemar p\n")
+	for _, pr := range pairs {
+		diff, ci := "n/a", "n/a"
+		if pr.Difference != nil {
+			diff, ci = Points(*pr.Difference), fmt.Sprintf("[%s, %s]", Points(*pr.CILow), Points(*pr.CIHigh))
+		}
+		fmt.Fprintf(tw, "  %s\t%s\t%d\t%s\t%s\t%d\t%d\t%d\t%s\t%s\t%s\n", pr.A, pr.B, pr.Common, Percent1(pr.RateA), Percent1(pr.RateB),
+			len(pr.Newly), len(pr.Regressed), len(pr.Flaky), diff, ci, PValue(pr.McNemarP))
+	}
+	tw.Flush()
+}
+
+// writeMatrixText shows the instances on which the inputs disagree.
+func writeMatrixText(w io.Writer, res *Result) {
+	differ := differingRows(res)
+	fmt.Fprintf(w, "\ninstances where the inputs differ (%d of %d; ✓ resolved, ✗ not, – not covered, k/n over repeats, * flaky)\n", len(differ), len(res.Rows))
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintf(tw, "  instance")
+	for _, in := range res.Inputs {
+		fmt.Fprintf(tw, "\t%s", in.Name)
+	}
+	fmt.Fprintln(tw)
+	for _, r := range differ {
+		flag := ""
+		if r.Flaky {
+			flag = " *"
+		}
+		fmt.Fprintf(tw, "  %s%s", r.ID, flag)
+		for _, vs := range r.Verdicts {
+			fmt.Fprintf(tw, "\t%s", Symbol(vs))
+		}
+		fmt.Fprintln(tw)
+	}
+	tw.Flush()
+}
+
+// differingRows returns the rows whose cells are not all the same.
+func differingRows(res *Result) []Row {
+	var out []Row
+	for _, r := range res.Rows {
+		first := ""
+		same := true
+		for k, vs := range r.Verdicts {
+			c := Symbol(vs)
+			if k == 0 {
+				first = c
+			} else if c != first {
+				same = false
+			}
+		}
+		if !same {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// Symbol is the matrix symbol of one input's verdicts on one instance: ✓ resolved, ✗ covered and
+// not resolved, – not covered; with repeats, resolved/covered ("2/3").
+func Symbol(vs []Verdict) string {
+	n, c := 0, 0
+	for _, v := range vs {
+		if v.Covered() {
+			n++
+			if v == Resolved {
+				c++
+			}
+		}
+	}
+	switch {
+	case n == 0:
+		return "–"
+	case len(vs) > 1:
+		return fmt.Sprintf("%d/%d", c, n)
+	case c == 1:
+		return "✓"
+	}
+	return "✗"
+}
+
+func hasBootstrap(res *Result) bool {
+	for _, p := range append(append([]Pair(nil), res.Pairs...), res.VsBest...) {
+		if p.Bootstrap != nil {
+			return true
+		}
+	}
+	return false
+}
+
+func kindsOf(in Input) string {
+	set := map[string]bool{}
+	for _, r := range in.Runs {
+		set[string(r.Kind)] = true
+	}
+	return strings.Join(sortedKeys(set), ",")
+}
+
+func modelsOf(in Input) string {
+	set := map[string]bool{}
+	for _, r := range in.Runs {
+		if r.Model != "" {
+			set[r.Model] = true
+		}
+	}
+	return strings.Join(sortedKeys(set), ",")
+}
+
+func sortedKeys(m map[string]bool) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+func dash(s string) string {
+	if s == "" {
+		return "–"
+	}
+	return s
+}
+
+// count formats a resolved count, whole or a mean over repeats.
+func count(f float64) string {
+	if f == float64(int64(f)) {
+		return fmt.Sprintf("%d", int64(f))
+	}
+	return fmt.Sprintf("%.2f", f)
+}
+
+func countOrDash(n int, known bool) string {
+	if !known {
+		return "–"
+	}
+	return fmt.Sprintf("%d", n)
+}
+
+// Percent1 formats a fraction as a percentage with one decimal: "26.1%".
+func Percent1(f float64) string { return fmt.Sprintf("%.1f%%", f*100) }
+
+func money(f float64) string { return fmt.Sprintf("$%.2f", f) }
+func num(f float64) string {
+	if f == float64(int64(f)) {
+		return fmt.Sprintf("%d", int64(f))
+	}
+	return fmt.Sprintf("%.1f", f)
+}
+
+// Duration formats seconds: "42s", "3m05s", "2h01m".
+func Duration(s float64) string {
+	t := int64(s + 0.5)
+	switch {
+	case t < 60:
+		return fmt.Sprintf("%ds", t)
+	case t < 3600:
+		return fmt.Sprintf("%dm%02ds", t/60, t%60)
+	}
+	return fmt.Sprintf("%dh%02dm", t/3600, t%3600/60)
+}
+
+func distField(d *Dist, f func(float64) string, total bool) string {
+	if d == nil || d.N == 0 {
+		return "–"
+	}
+	if total {
+		return f(d.Total)
+	}
+	return f(d.Median)
+}
+
+func optMoney(f *float64) string {
+	if f == nil {
+		return "–"
+	}
+	return money(*f)
+}
+
+func tokensField(t *Tokens, in bool) string {
+	if t == nil {
+		return "–"
+	}
+	if in {
+		return fmt.Sprintf("%d", t.Input)
+	}
+	return fmt.Sprintf("%d", t.Output)
+}

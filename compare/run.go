@@ -1,0 +1,168 @@
+package compare
+
+import (
+	"sort"
+	"strings"
+)
+
+// Verdict is what became of one instance in one run, as far as a comparison is concerned.
+type Verdict string
+
+// Verdicts. Resolved, Unresolved, Error and EmptyPatch are final outcomes: the instance was
+// attempted and graded (or could not be). NotSubmitted means the run has no final outcome for the
+// instance — it was never run, its last attempt failed for infrastructure reasons or was cut by a
+// budget, or its prediction was never evaluated — and it is never counted as unresolved.
+const (
+	Resolved     Verdict = "resolved"
+	Unresolved   Verdict = "unresolved"
+	Error        Verdict = "error"
+	EmptyPatch   Verdict = "empty_patch"
+	NotSubmitted Verdict = "not_submitted"
+)
+
+// Verdicts lists every verdict in display order.
+var Verdicts = []Verdict{Resolved, Unresolved, Error, EmptyPatch, NotSubmitted}
+
+// Covered reports whether v is a final outcome, so that the instance takes part in paired
+// statistics.
+func (v Verdict) Covered() bool { return v != NotSubmitted && v != "" }
+
+// Kind names the form an input was read from.
+type Kind string
+
+// Input kinds.
+const (
+	KindRunDir        Kind = "run_dir"             // a swebench-run output directory
+	KindSweepCell     Kind = "sweep_cell"          // a run directory that is a cell of a sweep
+	KindMini          Kind = "mini_swe_agent"      // mini-swe-agent output with harness logs
+	KindHarnessReport Kind = "harness_report"      // <model>.<run_id>.json, schema_version 2
+	KindSBCLIReport   Kind = "sbcli_report"        // sb-cli get-report output
+	KindReportDir     Kind = "report_dir"          // <id>/report.json per instance
+	KindExperiments   Kind = "experiments_results" // SWE-bench/experiments results/results.json
+)
+
+// Instance is one instance of one run.
+type Instance struct {
+	ID         string
+	Repo       string  // owner/name, from the instance id
+	Verdict    Verdict //
+	ExitStatus string  // the agent's exit status, when known
+	Detail     string  // why: an error reason, "not evaluated", an unfinished status
+	Cost       float64 // dollars over all attempts (Run.HasCost)
+	Steps      int     // model calls of the last attempt (Run.HasSteps)
+	Tokens     Tokens  // over all attempts (Run.HasTokens)
+	Seconds    float64 // last attempt, queued → end (Run.HasDuration)
+}
+
+// Tokens counts model tokens.
+type Tokens struct {
+	Input  int `json:"input"`
+	Output int `json:"output"`
+}
+
+// Run is one set of per-instance verdicts read from one input (or one cell of a sweep).
+type Run struct {
+	Label           string // unique among the runs read together
+	Path            string
+	Kind            Kind
+	Model           string
+	Dataset         string // e.g. princeton-nlp/SWE-bench_Lite:dev, when known
+	DatasetRevision string
+	ConfigHash      string // ConfigHash of the resolved config, when known
+	Sweep           string // the sweep's name, for sweep cells
+	SweepDir        string // the sweep folder, for sweep cells
+	Cell            string // the cell's name, for sweep cells
+	Variant         string // cells of one variant are repeats of each other
+	Repeat          int    // 1-based, for sweep cells
+	// Group names the comparison side the run belongs to: runs of one group are repeats
+	// (the cells of one sweep variant). Empty: the run is a side of its own.
+	Group string
+	// ImpliedUnresolved: the input lists only resolved and failed ids (experiments
+	// results.json); any other instance of the dataset is unresolved.
+	ImpliedUnresolved bool
+	// Total is the size of the dataset the input says it covers, when it says so.
+	Total int
+
+	HasCost, HasSteps, HasTokens, HasDuration bool
+
+	Instances []Instance // sorted by ID
+	Warnings  []string
+
+	index map[string]int
+}
+
+// Get returns the instance with the given id.
+func (r *Run) Get(id string) (*Instance, bool) {
+	if r.index == nil {
+		r.reindex()
+	}
+	k, ok := r.index[id]
+	if !ok {
+		return nil, false
+	}
+	return &r.Instances[k], true
+}
+
+// Count returns the number of instances with verdict v.
+func (r *Run) Count(v Verdict) int {
+	n := 0
+	for k := range r.Instances {
+		if r.Instances[k].Verdict == v {
+			n++
+		}
+	}
+	return n
+}
+
+// finish sorts the instances, fills in their repositories and builds the index.
+func (r *Run) finish() {
+	sort.Slice(r.Instances, func(i, j int) bool { return r.Instances[i].ID < r.Instances[j].ID })
+	for k := range r.Instances {
+		if r.Instances[k].Repo == "" {
+			r.Instances[k].Repo = RepoOf(r.Instances[k].ID)
+		}
+	}
+	r.reindex()
+}
+
+func (r *Run) reindex() {
+	r.index = make(map[string]int, len(r.Instances))
+	for k := range r.Instances {
+		r.index[r.Instances[k].ID] = k
+	}
+}
+
+// instancesFrom turns a map of instances keyed by id into a run's list.
+func instancesFrom(m map[string]*Instance) []Instance {
+	out := make([]Instance, 0, len(m))
+	for id, in := range m {
+		in.ID = id
+		out = append(out, *in)
+	}
+	return out
+}
+
+// RepoOf derives the repository of a SWE-bench instance id: "owner__name-1234" → "owner/name".
+// An id of another shape is its own repository.
+func RepoOf(id string) string {
+	owner, rest, ok := strings.Cut(id, "__")
+	if !ok {
+		return id
+	}
+	if k := strings.LastIndexByte(rest, '-'); k > 0 && isDigits(rest[k+1:]) {
+		rest = rest[:k]
+	}
+	return owner + "/" + rest
+}
+
+func isDigits(s string) bool {
+	if s == "" {
+		return false
+	}
+	for _, c := range s {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return true
+}
