@@ -47,19 +47,20 @@ func (o *Options) defaults() {
 // Result is a comparison: one Input per compared side, the pairs, the gate, and the verdicts of
 // every instance. Its JSON form is stable (SchemaVersion, JSON.md).
 type Result struct {
-	SchemaVersion   int      `json:"schema_version"`
-	Alpha           float64  `json:"alpha"`
-	ConfidenceLevel float64  `json:"confidence_level"`
-	Methods         Methods  `json:"methods"`
-	Instances       int      `json:"instances"` // ids known to any input
-	Inputs          []Input  `json:"inputs"`
-	Pairs           []Pair   `json:"pairs"`
-	Best            string   `json:"best,omitempty"` // with 3 or more inputs: the highest resolved rate
-	VsBest          []Pair   `json:"vs_best,omitempty"`
-	Gate            *Gate    `json:"gate,omitempty"`
-	Warnings        []string `json:"warnings"`
-	Rows            []Row    `json:"instance_verdicts"`
-	runs            [][]*Run // per input, its runs
+	SchemaVersion   int            `json:"schema_version"`
+	Alpha           float64        `json:"alpha"`
+	ConfidenceLevel float64        `json:"confidence_level"`
+	Methods         Methods        `json:"methods"`
+	Instances       int            `json:"instances"` // ids known to any input
+	Inputs          []Input        `json:"inputs"`
+	Pairs           []Pair         `json:"pairs"`
+	Best            string         `json:"best,omitempty"` // with 3 or more inputs: the highest resolved rate
+	VsBest          []Pair         `json:"vs_best,omitempty"`
+	Gate            *Gate          `json:"gate,omitempty"`
+	Trend           []VariantTrend `json:"trend,omitempty"` // set by the caller from the history
+	Warnings        []string       `json:"warnings"`
+	Rows            []Row          `json:"instance_verdicts"`
+	runs            [][]*Run       // per input, its runs
 	verdicts        [][][]Verdict
 }
 

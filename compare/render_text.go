@@ -44,6 +44,10 @@ func WriteText(w io.Writer, res *Result) error {
 		writePairTable(w, res.VsBest)
 		writeMatrixText(w, res)
 	}
+	if len(res.Trend) > 0 {
+		fmt.Fprintln(w, "\nhistory")
+		WriteTrendText(w, res.Trend)
+	}
 	fmt.Fprintf(w, "\nmethods: %s; %s", MethodCI, MethodTest)
 	if hasBootstrap(res) {
 		fmt.Fprintf(w, "; with repeats, %s", MethodBootstrap)

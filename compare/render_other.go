@@ -1,0 +1,295 @@
+package compare
+
+import (
+	"encoding/csv"
+	"encoding/json"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+)
+
+// maxMatrixRows bounds the Markdown matrix (a CI comment must stay readable).
+const maxMatrixRows = 100
+
+// WriteJSON writes the result as indented JSON (schema: JSON.md).
+func WriteJSON(w io.Writer, res *Result) error {
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	return enc.Encode(res)
+}
+
+// WriteMarkdown writes the comparison as GitHub-flavoured Markdown, for CI comments: the gate
+// first, then the inputs, each pair, the matrix (folded) and the warnings.
+func WriteMarkdown(w io.Writer, res *Result) error {
+	p := func(format string, a ...any) { fmt.Fprintf(w, format, a...) }
+	p("### swebench-run compare\n\n")
+	if g := res.Gate; g != nil {
+		p("**Regression gate** (baseline %s, α = %g)\n\n", code(g.Baseline), g.Alpha)
+		for _, v := range g.Verdicts {
+			mark := "✅"
+			switch v.Outcome {
+			case OutcomeRegression:
+				mark = "❌"
+			case OutcomeNoOverlap:
+				mark = "⚠️"
+			}
+			p("- %s %s vs %s — %s\n", mark, code(v.Candidate), code(v.Baseline), v.Line)
+		}
+		p("\n")
+	}
+	p("| input | form | model | runs | covered | resolved | rate | cost | cost / resolved | steps p50 |\n")
+	p("|---|---|---|--:|--:|--:|--:|--:|--:|--:|\n")
+	for _, in := range res.Inputs {
+		m := in.Metrics
+		p("| %s | %s | %s | %d | %d | %s | %s | %s | %s | %s |\n", code(in.Name), kindsOf(in), cellText(dash(modelsOf(in))), in.Repeats,
+			in.Covered, count(in.Resolved), Percent1(in.ResolvedRate), distField(m.Cost, money, true), optMoney(m.CostPerResolved), distField(m.Steps, num, false))
+	}
+	p("\n")
+	p("| verdict |")
+	for _, in := range res.Inputs {
+		p(" %s |", code(in.Name))
+	}
+	p("\n|---|%s\n", strings.Repeat("--:|", len(res.Inputs)))
+	for _, v := range Verdicts {
+		p("| %s |", v)
+		for _, in := range res.Inputs {
+			p(" %d |", in.Verdicts[v])
+		}
+		p("\n")
+	}
+	p("\n")
+	if repeatsOrFlaky(res) {
+		p("| input | repeats | mean resolved | pass@k | pass^k | flaky (repeats) | flaky (history) |\n|---|--:|--:|--:|--:|--:|--:|\n")
+		for _, in := range res.Inputs {
+			at, hat := "–", "–"
+			if in.Pass != nil {
+				at = fmt.Sprintf("pass@%d %s", in.Pass.K, Percent1(in.Pass.PassAtK))
+				hat = fmt.Sprintf("pass^%d %s", in.Pass.K, Percent1(in.Pass.PassHatK))
+			}
+			p("| %s | %d | %s | %s | %s | %d | %d |\n", code(in.Name), in.Repeats, Percent1(in.ResolvedRate), at, hat, len(in.Flaky), len(in.FlakyHistory))
+		}
+		p("\n")
+	}
+	detailed := len(res.Inputs) <= 2 || res.Gate != nil
+	if detailed {
+		for _, pr := range res.Pairs {
+			writePairMarkdown(w, pr, res)
+		}
+	} else if len(res.Pairs) > 0 {
+		p("#### Pairs (b against a)\n\n")
+		writePairTableMarkdown(w, res.Pairs)
+	}
+	if len(res.VsBest) > 0 {
+		p("#### Each input against the best (%s)\n\n", code(res.Best))
+		writePairTableMarkdown(w, res.VsBest)
+		differ := differingRows(res)
+		p("<details><summary>%d of %d instances differ (✓ resolved, ✗ not, – not covered, k/n over repeats, * flaky)</summary>\n\n", len(differ), len(res.Rows))
+		p("| instance |")
+		for _, in := range res.Inputs {
+			p(" %s |", code(in.Name))
+		}
+		p("\n|---|%s\n", strings.Repeat(":-:|", len(res.Inputs)))
+		for k, r := range differ {
+			if k == maxMatrixRows {
+				p("\n… and %d more (see the CSV or JSON output)\n", len(differ)-maxMatrixRows)
+				break
+			}
+			flag := ""
+			if r.Flaky {
+				flag = " \\*"
+			}
+			p("| %s%s |", r.ID, flag)
+			for _, vs := range r.Verdicts {
+				p(" %s |", Symbol(vs))
+			}
+			p("\n")
+		}
+		p("\n</details>\n\n")
+	}
+	if len(res.Trend) > 0 {
+		p("#### History\n\n")
+		writeTrendMarkdown(w, res.Trend)
+	}
+	p("<sub>%s; %s", MethodCI, MethodTest)
+	if hasBootstrap(res) {
+		p("; with repeats, %s", MethodBootstrap)
+	}
+	p(".</sub>\n")
+	if len(res.Warnings) > 0 {
+		p("\n**Warnings**\n\n")
+		for _, s := range res.Warnings {
+			p("- %s\n", cellText(s))
+		}
+	}
+	return nil
+}
+
+func writePairMarkdown(w io.Writer, pr Pair, res *Result) {
+	p := func(format string, a ...any) { fmt.Fprintf(w, format, a...) }
+	p("#### %s against %s\n\n", code(pr.B), code(pr.A))
+	p("| on %d common instances | %s | %s |\n|---|--:|--:|\n", pr.Common, code(pr.A), code(pr.B))
+	p("| resolved | %s (%s) | %s (%s) |\n", count(pr.ResolvedA), Percent1(pr.RateA), count(pr.ResolvedB), Percent1(pr.RateB))
+	p("| alone (not compared) | %d | %d |\n\n", len(pr.AOnly), len(pr.BOnly))
+	p("- flips: **%d newly resolved, %d regressed**; both %d, neither %d; %d flaky left out\n", len(pr.Newly), len(pr.Regressed), pr.Both, pr.Neither, len(pr.Flaky))
+	if pr.Difference != nil {
+		p("- difference: **%s points**, %s CI [%s, %s] (Tango score), on %d paired instances\n", Points(*pr.Difference), Percent(res.ConfidenceLevel), Points(*pr.CILow), Points(*pr.CIHigh), pr.Paired)
+	}
+	p("- McNemar exact: p = %s\n", PValue(pr.McNemarP))
+	if b := pr.Bootstrap; b != nil {
+		p("- mean over repeats: %s points, %s CI [%s, %s] (bootstrap by instance, %d resamples, seed %d)\n", Points(b.Difference), Percent(res.ConfidenceLevel), Points(b.CILow), Points(b.CIHigh), b.Resamples, b.Seed)
+	}
+	for _, l := range []struct {
+		what string
+		ids  []string
+	}{{"newly resolved", pr.Newly}, {"regressed", pr.Regressed}, {"flaky", pr.Flaky}} {
+		if len(l.ids) == 0 {
+			continue
+		}
+		p("\n<details><summary>%d %s</summary>\n\n", len(l.ids), l.what)
+		for _, id := range l.ids {
+			p("- %s\n", id)
+		}
+		p("\n</details>\n")
+	}
+	if len(pr.Repos) > 1 {
+		p("\n<details><summary>by repository</summary>\n\n| repository | common | %s | %s | newly | regressed |\n|---|--:|--:|--:|--:|--:|\n", code(pr.A), code(pr.B))
+		for _, r := range pr.Repos {
+			p("| %s | %d | %s | %s | %d | %d |\n", r.Repo, r.Common, count(r.ResolvedA), count(r.ResolvedB), r.Newly, r.Regressed)
+		}
+		p("\n</details>\n")
+	}
+	for _, s := range pr.Warnings {
+		p("\n_%s_\n", cellText(s))
+	}
+	p("\n")
+}
+
+func writePairTableMarkdown(w io.Writer, pairs []Pair) {
+	fmt.Fprintf(w, "| a | b | common | rate a | rate b | newly | regressed | flaky | difference | CI | McNemar p |\n|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|\n")
+	for _, pr := range pairs {
+		diff, ci := "n/a", "n/a"
+		if pr.Difference != nil {
+			diff, ci = Points(*pr.Difference), fmt.Sprintf("[%s, %s]", Points(*pr.CILow), Points(*pr.CIHigh))
+		}
+		fmt.Fprintf(w, "| %s | %s | %d | %s | %s | %d | %d | %d | %s | %s | %s |\n", code(pr.A), code(pr.B), pr.Common, Percent1(pr.RateA), Percent1(pr.RateB),
+			len(pr.Newly), len(pr.Regressed), len(pr.Flaky), diff, ci, PValue(pr.McNemarP))
+	}
+	fmt.Fprintln(w)
+}
+
+func repeatsOrFlaky(res *Result) bool {
+	for _, in := range res.Inputs {
+		if in.Repeats > 1 || len(in.FlakyHistory) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// code quotes a name for a Markdown table cell.
+func code(s string) string { return "`" + strings.ReplaceAll(s, "`", "'") + "`" }
+
+// cellText escapes the characters that break a Markdown table or list item.
+func cellText(s string) string {
+	return strings.NewReplacer("|", "\\|", "\n", " ", "<", "&lt;").Replace(s)
+}
+
+// CSVHeader is the header of WriteCSV's output.
+var CSVHeader = []string{"instance_id", "repo", "input", "run", "repeat", "verdict", "exit_status", "detail",
+	"cost", "steps", "input_tokens", "output_tokens", "duration_seconds", "flaky"}
+
+// WriteCSV writes one row per instance and run (repeats are runs): its verdict, exit status and
+// costs. Figures a run's form does not record are empty.
+func WriteCSV(w io.Writer, res *Result) error {
+	cw := csv.NewWriter(w)
+	if err := cw.Write(CSVHeader); err != nil {
+		return err
+	}
+	f := strconv.FormatFloat
+	for i, row := range res.Rows {
+		for k, in := range res.Inputs {
+			for ri, r := range res.runs[k] {
+				v := res.verdicts[k][ri][i]
+				if v == "" {
+					continue
+				}
+				rec := []string{row.ID, row.Repo, in.Name, r.Label, "", string(v), "", "", "", "", "", "", "", strconv.FormatBool(row.Flaky)}
+				if r.Repeat > 0 {
+					rec[4] = strconv.Itoa(r.Repeat)
+				}
+				if inst, ok := r.Get(row.ID); ok {
+					rec[6], rec[7] = inst.ExitStatus, inst.Detail
+					if r.HasCost {
+						rec[8] = f(inst.Cost, 'f', 6, 64)
+					}
+					if r.HasSteps {
+						rec[9] = strconv.Itoa(inst.Steps)
+					}
+					if r.HasTokens {
+						rec[10], rec[11] = strconv.Itoa(inst.Tokens.Input), strconv.Itoa(inst.Tokens.Output)
+					}
+					if r.HasDuration && inst.Seconds > 0 {
+						rec[12] = f(inst.Seconds, 'f', 3, 64)
+					}
+				}
+				if err := cw.Write(rec); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	cw.Flush()
+	return cw.Error()
+}
+
+// WriteTrendText writes the last nights per variant as a table: one line per variant with its
+// rates oldest first and the change.
+func WriteTrendText(w io.Writer, trend []VariantTrend) error {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintf(tw, "variant\tnights\tresolved rate, oldest first\tlast\tchange\tcost (last)\n")
+	for _, t := range trend {
+		rates := make([]string, len(t.Nights))
+		for k, n := range t.Nights {
+			rates[k] = fmt.Sprintf("%s %s", n.Date, Percent1(n.Rate))
+		}
+		last := t.Nights[len(t.Nights)-1]
+		change := "–"
+		if t.Change != nil {
+			change = Points(*t.Change) + " points"
+		}
+		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%s\t%s\n", t.Variant, len(t.Nights), strings.Join(rates, ", "), Percent1(last.Rate), change, money(last.Cost))
+	}
+	tw.Flush()
+	for _, t := range trend {
+		for _, c := range t.Changes {
+			fmt.Fprintf(w, "  %s: %s\n", t.Variant, c)
+		}
+	}
+	return nil
+}
+
+func writeTrendMarkdown(w io.Writer, trend []VariantTrend) {
+	fmt.Fprintf(w, "| variant | nights | resolved rate, oldest first | last | change | cost (last) |\n|---|--:|---|--:|--:|--:|\n")
+	for _, t := range trend {
+		rates := make([]string, len(t.Nights))
+		for k, n := range t.Nights {
+			rates[k] = fmt.Sprintf("%s %s", n.Date, Percent1(n.Rate))
+		}
+		last := t.Nights[len(t.Nights)-1]
+		change := "–"
+		if t.Change != nil {
+			change = Points(*t.Change)
+		}
+		fmt.Fprintf(w, "| %s | %d | %s | %s | %s | %s |\n", code(t.Variant), len(t.Nights), strings.Join(rates, ", "), Percent1(last.Rate), change, money(last.Cost))
+	}
+	for _, t := range trend {
+		for _, c := range t.Changes {
+			fmt.Fprintf(w, "\n- %s: %s", code(t.Variant), cellText(c))
+		}
+	}
+	fmt.Fprintln(w)
+	fmt.Fprintln(w)
+}
