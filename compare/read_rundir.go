@@ -79,12 +79,15 @@ func readRunDir(dir, evalDir string, opts ReadOptions) (*Run, error) {
 		}
 		if v, detail, ok := folder.verdict(id); ok {
 			in.Verdict, in.Detail = v, detail
+			if reason := rep.reason(id); v == Error && reason != "" {
+				in.Detail = reason
+			}
 			continue
 		}
 		if v, ok := lists[id]; ok && v != NotSubmitted {
 			in.Verdict = v
 			if v == Error {
-				in.Detail = rep.ErrorReasons[id]
+				in.Detail = rep.reason(id)
 			}
 			continue
 		}
@@ -144,6 +147,14 @@ func (rep *runReportFile) lists() map[string]Verdict {
 		}
 	}
 	return m
+}
+
+// reason is the error reason the report gives for id.
+func (rep *runReportFile) reason(id string) string {
+	if rep == nil {
+		return ""
+	}
+	return rep.ErrorReasons[id]
 }
 
 // findRunReport returns the run report of an evaluation folder: <model>.<run_id>.json of the

@@ -25,6 +25,15 @@ func McNemarExact(b, c int) float64 {
 	if 2*k == n {
 		return 1
 	}
+	if n <= 62 {
+		// Exact: the binomial coefficients fit in 64 bits and 2^n divides exactly.
+		var sum, coef uint64 = 0, 1
+		for i := 0; i <= k; i++ {
+			sum += coef
+			coef = coef * uint64(n-i) / uint64(i+1)
+		}
+		return math.Min(1, math.Ldexp(float64(sum), 1-n))
+	}
 	lgN := lgamma(float64(n + 1))
 	sum := 0.0
 	for i := 0; i <= k; i++ {
