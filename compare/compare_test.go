@@ -397,3 +397,30 @@ func TestRepoOf(t *testing.T) {
 		}
 	}
 }
+
+func TestGateWithRepeatsUsesBootstrap(t *testing.T) {
+	x1, x2, y1, y2 := map[string]Verdict{}, map[string]Verdict{}, map[string]Verdict{}, map[string]Verdict{}
+	for k := range 40 {
+		id := fmt.Sprintf("o__r-%02d", k)
+		x1[id], x2[id], y1[id], y2[id] = Resolved, Resolved, Unresolved, Unresolved
+		if k < 25 {
+			y1[id], y2[id] = Resolved, Resolved
+		}
+		if k == 30 { // one flaky instance in y
+			y1[id] = Resolved
+		}
+	}
+	runs := append(cells("n2", "y", y1, y2), cells("n1", "x", x1, x2)...)
+	res, err := Compare(runs, Options{Baseline: "x"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	v := res.Gate.Verdicts[0]
+	p := res.Pairs[0]
+	if v.Outcome != OutcomeRegression || !res.Gate.Regression || p.Bootstrap == nil || p.Bootstrap.CIHigh >= 0 {
+		t.Fatalf("gate %+v, bootstrap %+v: want a regression decided by the bootstrap interval", v, p.Bootstrap)
+	}
+	if len(p.Regressed) != 14 || !reflect.DeepEqual(p.Flaky, []string{"o__r-30"}) || !strings.HasSuffix(v.Line, "14 regressed / 0 newly resolved, 1 flaky ignored") {
+		t.Errorf("regressed %d flaky %v line %q", len(p.Regressed), p.Flaky, v.Line)
+	}
+}

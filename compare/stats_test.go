@@ -222,8 +222,22 @@ func TestBootstrapMeanCI(t *testing.T) {
 	if !(a.CILow < a.Difference && a.Difference < a.CIHigh) {
 		t.Errorf("interval [%f, %f] does not contain the mean %f", a.CILow, a.CIHigh, a.Difference)
 	}
-	if c := BootstrapMeanCI(d, 2000, 8, 0.95); c.CILow == a.CILow && c.CIHigh == a.CIHigh {
-		t.Errorf("another seed gave the identical interval %+v", c)
+	cont := make([]float64, 60)
+	for k := range cont {
+		cont[k] = math.Sin(float64(k)) // many distinct values
+	}
+	if x, y := BootstrapMeanCI(cont, 2000, 7, 0.95), BootstrapMeanCI(cont, 2000, 8, 0.95); x.CILow == y.CILow && x.CIHigh == y.CIHigh {
+		t.Errorf("another seed gave the identical interval %+v", y)
+	}
+	// The interval of a mean of 60 values is about ±1.96·sd/√60 around it.
+	wide := BootstrapMeanCI(cont, 4000, 3, 0.95)
+	sd := 0.0
+	for _, x := range cont {
+		sd += (x - wide.Difference) * (x - wide.Difference)
+	}
+	sd = math.Sqrt(sd / float64(len(cont)))
+	if half := (wide.CIHigh - wide.CILow) / 2; math.Abs(half-1.96*sd/math.Sqrt(60)) > 0.15*half {
+		t.Errorf("half width %f, want about %f", half, 1.96*sd/math.Sqrt(60))
 	}
 	constant := BootstrapMeanCI([]float64{0.25, 0.25, 0.25}, 500, 1, 0.95)
 	if constant.CILow != 0.25 || constant.CIHigh != 0.25 {
