@@ -85,8 +85,8 @@ func Read(src Source, opts ReadOptions) ([]*Run, error) {
 		if r.Path == "" {
 			r.Path = src.Path
 		}
-		if src.Label != "" && r.Label == "" {
-			r.Label = src.Label
+		if src.Label != "" && r.Kind != KindSweepCell {
+			r.Label = src.Label // the user's name wins; sweep cells carry it as a prefix
 		}
 		if r.Label == "" {
 			r.Label = defaultLabel(src.Path)
@@ -108,11 +108,12 @@ func readDir(src Source, opts ReadOptions) ([]*Run, error) {
 	case has("status.jsonl") || has("run.json"):
 		r, err := readRunDir(dir, src.EvalLogs, opts)
 		return []*Run{r}, err
+	case has(filepath.Join("results", "results.json")):
+		// An experiments submission folder (it may keep its preds.json too).
+		r, err := readExperimentsFile(filepath.Join(dir, "results", "results.json"))
+		return []*Run{r}, err
 	case has("preds.json"):
 		r, err := readMini(dir, src.EvalLogs)
-		return []*Run{r}, err
-	case has(filepath.Join("results", "results.json")):
-		r, err := readExperimentsFile(filepath.Join(dir, "results", "results.json"))
 		return []*Run{r}, err
 	}
 	if n, err := countReportDirs(dir); err != nil {

@@ -211,6 +211,7 @@ func TestReadReportFolderAndSingleReport(t *testing.T) {
 func TestReadExperimentsResults(t *testing.T) {
 	root := t.TempDir()
 	sub := filepath.Join(root, "evaluation", "lite", "20240402_sweagent_x")
+	writeFile(t, filepath.Join(sub, "preds.json"), `{}`)
 	writeJSON(t, filepath.Join(sub, "results", "results.json"), map[string][]string{
 		"resolved": {"o__r-1", "o__r-2"}, "no_generation": {"o__r-3"}, "no_logs": {"o__r-4"},
 	})
@@ -348,8 +349,9 @@ func TestReadRunDir(t *testing.T) {
 	rd.record("sympy__sympy-4", "Submitted", model, 0.1, 4, diff)
 	writeFile(t, filepath.Join(rd.path, "eval", "sympy__sympy-4", "run_instance.log"), "patch apply failed\n")
 	rd.record("sympy__sympy-5", "ContainerDied", infra, 0.2, 1, nil)
-	// A status of issue 20's run-wide budget, in a category of its own: unfinished.
-	rd.record("astropy__astropy-6", "RunBudgetExhausted", "budget", 0.3, 2, nil)
+	// Cut by the run-wide budget (issue 20): status RunBudgetExhausted in category
+	// "unfinished"; any category but "model" leaves the instance unfinished.
+	rd.record("astropy__astropy-6", "RunBudgetExhausted", "unfinished", 0.3, 2, nil)
 	rd.record("astropy__astropy-7", "Submitted", model, 0.4, 5, diff)
 	preds := map[string]eval.Prediction{}
 	for id, p := range rd.d.Predictions() {

@@ -168,13 +168,13 @@ func writePairMarkdown(w io.Writer, pr Pair, res *Result) {
 }
 
 func writePairTableMarkdown(w io.Writer, pairs []Pair) {
-	fmt.Fprintf(w, "| a | b | common | rate a | rate b | newly | regressed | flaky | difference | CI | McNemar p |\n|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|\n")
+	fmt.Fprintf(w, "| a | b | common | alone a/b | rate a | rate b | newly | regressed | flaky | difference | CI | McNemar p |\n|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|\n")
 	for _, pr := range pairs {
 		diff, ci := "n/a", "n/a"
 		if pr.Difference != nil {
 			diff, ci = Points(*pr.Difference), fmt.Sprintf("[%s, %s]", Points(*pr.CILow), Points(*pr.CIHigh))
 		}
-		fmt.Fprintf(w, "| %s | %s | %d | %s | %s | %d | %d | %d | %s | %s | %s |\n", code(pr.A), code(pr.B), pr.Common, Percent1(pr.RateA), Percent1(pr.RateB),
+		fmt.Fprintf(w, "| %s | %s | %d | %d/%d | %s | %s | %d | %d | %d | %s | %s | %s |\n", code(pr.A), code(pr.B), pr.Common, len(pr.AOnly), len(pr.BOnly), Percent1(pr.RateA), Percent1(pr.RateB),
 			len(pr.Newly), len(pr.Regressed), len(pr.Flaky), diff, ci, PValue(pr.McNemarP))
 	}
 	fmt.Fprintln(w)

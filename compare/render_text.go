@@ -198,13 +198,13 @@ func writeIDs(w io.Writer, what string, ids []string) {
 
 func writePairTable(w io.Writer, pairs []Pair) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintf(tw, "  a\tb\tcommon\trate a\trate b\tnewly\tregressed\tflaky\tdifference\tCI\tMcNemar p\n")
+	fmt.Fprintf(tw, "  a\tb\tcommon\talone a/b\trate a\trate b\tnewly\tregressed\tflaky\tdifference\tCI\tMcNemar p\n")
 	for _, pr := range pairs {
 		diff, ci := "n/a", "n/a"
 		if pr.Difference != nil {
 			diff, ci = Points(*pr.Difference), fmt.Sprintf("[%s, %s]", Points(*pr.CILow), Points(*pr.CIHigh))
 		}
-		fmt.Fprintf(tw, "  %s\t%s\t%d\t%s\t%s\t%d\t%d\t%d\t%s\t%s\t%s\n", pr.A, pr.B, pr.Common, Percent1(pr.RateA), Percent1(pr.RateB),
+		fmt.Fprintf(tw, "  %s\t%s\t%d\t%d/%d\t%s\t%s\t%d\t%d\t%d\t%s\t%s\t%s\n", pr.A, pr.B, pr.Common, len(pr.AOnly), len(pr.BOnly), Percent1(pr.RateA), Percent1(pr.RateB),
 			len(pr.Newly), len(pr.Regressed), len(pr.Flaky), diff, ci, PValue(pr.McNemarP))
 	}
 	tw.Flush()
