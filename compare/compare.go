@@ -342,7 +342,11 @@ func Compare(runs []*Run, opts Options) (*Result, error) {
 					}
 				}
 				if b < 0 {
-					res.Warnings = append(res.Warnings, fmt.Sprintf("%s: the baseline %q has no variant %q; not compared", sides[x].name, opts.Baseline, sides[x].runs[0].Variant))
+					why := fmt.Sprintf("the baseline %q has no variant %q", opts.Baseline, sides[x].runs[0].Variant)
+					if sides[x].runs[0].Variant == "" {
+						why = fmt.Sprintf("the baseline %q is a sweep of several variants and this input is no sweep variant", opts.Baseline)
+					}
+					res.Warnings = append(res.Warnings, fmt.Sprintf("%s: %s; not compared", sides[x].name, why))
 					continue
 				}
 			}
