@@ -228,6 +228,12 @@ func (m *apiModel) Query(ctx context.Context, messages []agent.Message) (agent.R
 	if err != nil {
 		return agent.Reply{}, err
 	}
+	// The call holds its place in the budget until its cost is added (or it failed unbilled).
+	end, err := p.budget.begin()
+	if err != nil {
+		return agent.Reply{}, err
+	}
+	defer end()
 	resp, err := p.client.post(ctx, body, func(r map[string]any) (int, *APIError) {
 		if e := p.wire.validate(r); e != nil {
 			e.Provider = p.ep.provider

@@ -184,9 +184,11 @@ func (m *replayModel) Query(ctx context.Context, _ []agent.Message) (agent.Reply
 	if err := ctx.Err(); err != nil {
 		return agent.Reply{}, err
 	}
-	if err := m.budget.check(); err != nil {
+	end, err := m.budget.begin()
+	if err != nil {
 		return agent.Reply{}, err
 	}
+	defer end()
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if m.next >= len(m.turns) {

@@ -32,10 +32,13 @@ type Prediction struct {
 }
 
 // Categories of a finished attempt: a model outcome is final; an infrastructure failure is
-// retried on resume.
+// retried on resume (up to --max-attempts); an unfinished attempt (cut by a run-wide budget) says
+// nothing about the model and nothing about the infrastructure: it runs again, from the start,
+// whenever a run has budget left, without using up attempts.
 const (
 	CategoryModel          = "model"
 	CategoryInfrastructure = "infrastructure"
+	CategoryUnfinished     = "unfinished"
 )
 
 // Record is one line of status.jsonl: one finished attempt of one instance.
@@ -187,6 +190,20 @@ func (d *Dir) History() map[string][]Record {
 		out[k] = append([]Record(nil), v...)
 	}
 	return out
+}
+
+// Spent returns the cost and the billed model calls of every recorded attempt: what the output
+// directory has cost so far, over all runs.
+func (d *Dir) Spent() (cost float64, calls int) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	for _, h := range d.history {
+		for _, r := range h {
+			cost += r.Cost
+			calls += r.APICalls
+		}
+	}
+	return cost, calls
 }
 
 // Predictions returns a copy of the predictions.

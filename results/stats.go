@@ -23,7 +23,10 @@ type Stats struct {
 	Seconds    Dist           `json:"duration_seconds"` // per instance, last attempt, queued → end
 	Tokens     Tokens         `json:"tokens"`
 	Failures   []Failure      `json:"infrastructure_failures"`
-	Eval       *EvalStats     `json:"eval,omitempty"`
+	// Unfinished lists the instances whose last attempt was cut by a run-wide budget: neither
+	// resolved nor unresolved, they run again when a run has budget left.
+	Unfinished []string   `json:"unfinished"`
+	Eval       *EvalStats `json:"eval,omitempty"`
 }
 
 // Dist describes a distribution.
@@ -49,7 +52,7 @@ type EvalStats struct {
 	Resolved   int     `json:"resolved"`
 	Unresolved int     `json:"unresolved"`
 	Applied    int     `json:"patch_applied"`
-	Rate       float64 `json:"resolved_rate"` // resolved ÷ instances in the ledger
+	Rate       float64 `json:"resolved_rate"` // resolved ÷ instances in the ledger, unfinished ones left out
 }
 
 // ComputeStats reads dir's ledger and evaluation reports.
@@ -90,12 +93,15 @@ func ComputeStats(dir string) (*Stats, error) {
 		if last.Queued > 0 && last.End >= last.Queued {
 			secs = append(secs, last.End-last.Queued)
 		}
-		if last.Category == CategoryInfrastructure {
+		switch last.Category {
+		case CategoryInfrastructure:
 			st.Failures = append(st.Failures, Failure{InstanceID: id, ExitStatus: last.ExitStatus, Attempts: len(h), Error: last.Error})
+		case CategoryUnfinished:
+			st.Unfinished = append(st.Unfinished, id)
 		}
 	}
 	st.Cost, st.Steps, st.Seconds = dist(costs), dist(steps), dist(secs)
-	st.Eval, err = evalStats(dir, len(history))
+	st.Eval, err = evalStats(dir, len(history)-len(st.Unfinished))
 	return st, err
 }
 
