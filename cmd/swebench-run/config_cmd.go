@@ -21,6 +21,10 @@ func newConfigCmd() *cobra.Command {
 swebench.yaml < -c files < -c key.path=value overrides < flags.`,
 		Example: `  swebench-run config show -c swebench_backticks.yaml -c agent.step_limit=100
   swebench-run config list`,
+		Annotations: map[string]string{
+			annUsage: "swebench-run config show [-c FILE|KEY=VALUE]... [--model MODEL] [--json]\n" +
+				"swebench-run config list",
+		},
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) == 0 {
 				return fmt.Errorf("%w: config needs a command: show or list", errUsage)
@@ -66,6 +70,7 @@ filled in, secrets removed. It is what a run with the same -c and --model would 
 	fs.BoolVar(&asJSON, "json", false, "print JSON instead of YAML")
 	metavar(fs, "config", "FILE|KEY=VALUE")
 	metavar(fs, "model", "MODEL")
+	completeFlags(cmd, map[string]cobra.CompletionFunc{"config": completeConfig})
 	return cmd
 }
 

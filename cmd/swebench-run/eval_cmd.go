@@ -81,6 +81,12 @@ them again). With --from-logs, regrades existing logs without containers.`,
 	metavar(fs, "output", "DIR")
 	metavar(fs, "run-id", "ID")
 	metavar(fs, "from-logs", "DIR")
+	completeFlags(cmd, map[string]cobra.CompletionFunc{
+		"split":     completeDataset,
+		"pull":      oneOf("missing", "always", "never"),
+		"output":    completeDirs,
+		"from-logs": completeDirs,
+	})
 	return cmd
 }
 
@@ -92,6 +98,11 @@ func runEval(ctx context.Context, stop <-chan struct{}, f *evalFlags, stdout, st
 	}
 	if f.predsPath == "" || f.split == "" {
 		return fmt.Errorf("%w: eval needs --predictions and --split", errUsage)
+	}
+	switch dockerenv.PullPolicy(f.pull) {
+	case dockerenv.PullMissing, dockerenv.PullAlways, dockerenv.PullNever:
+	default:
+		return fmt.Errorf("%w: --pull %q: want missing, always or never", errUsage, f.pull)
 	}
 	sel := dataset.Selection{Filter: f.filter}
 	var err error

@@ -39,14 +39,13 @@ instances.`,
 		RunE: func(cmd *cobra.Command, srcs []string) error {
 			return mergeDirs(srcs, out, force, cmd.OutOrStdout())
 		},
-		ValidArgsFunction: func(*cobra.Command, []string, string) ([]cobra.Completion, cobra.ShellCompDirective) {
-			return nil, cobra.ShellCompDirectiveFilterDirs
-		},
+		ValidArgsFunction: completeDirs,
 	}
 	fs := cmd.Flags()
 	fs.StringVarP(&out, "output", "o", "", "output directory of the merged run (must not exist or be empty)")
 	fs.BoolVar(&force, "force", false, "merge although models, configs or datasets differ")
 	metavar(fs, "output", "DIR")
+	completeFlags(cmd, map[string]cobra.CompletionFunc{"output": completeDirs})
 	return cmd
 }
 

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 )
 
 // exitCodesHelp is the "Exit codes:" section of the root's and run's help.
@@ -107,8 +108,16 @@ func execute(ctx context.Context, stop <-chan struct{}, args []string, stdout, s
 }
 
 // withDefaultCommand makes run the default command: a command line that starts with a flag the
-// root does not have (--split …) is a batch.
+// root does not have (--split …) is a batch. The same goes for the command lines that the
+// completion scripts ask to complete (__complete --split …).
 func withDefaultCommand(root *cobra.Command, args []string) []string {
+	if len(args) > 0 && (args[0] == cobra.ShellCompRequestCmd || args[0] == cobra.ShellCompNoDescRequestCmd) {
+		// The last word is the one being completed: --ver is on its way to the root's --version.
+		if len(args) == 2 && len(args[1]) > 2 && hasFlagWithPrefix(root, strings.TrimPrefix(args[1], "--")) {
+			return args
+		}
+		return append([]string{args[0]}, withDefaultCommand(root, args[1:])...)
+	}
 	if len(args) == 0 || len(args[0]) < 2 || args[0][0] != '-' {
 		return args
 	}
@@ -118,6 +127,12 @@ func withDefaultCommand(root *cobra.Command, args []string) []string {
 		return args
 	}
 	return append([]string{"run"}, args...)
+}
+
+func hasFlagWithPrefix(cmd *cobra.Command, prefix string) bool {
+	found := false
+	cmd.Flags().VisitAll(func(f *pflag.Flag) { found = found || strings.HasPrefix(f.Name, prefix) })
+	return found
 }
 
 func init() {

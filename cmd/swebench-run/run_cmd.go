@@ -96,6 +96,15 @@ run is the default command: 'swebench-run --split … --model …' is 'swebench-
 		},
 	}
 	f.register(cmd.Flags())
+	completeFlags(cmd, map[string]cobra.CompletionFunc{
+		"split":       completeDataset,
+		"config":      completeConfig,
+		"pull":        oneOf("missing", "always", "never"),
+		"image-cache": oneOf("keep", "remove", "budget="),
+		"network":     oneOf("bridge", "none"),
+		"progress":    oneOf("auto", "bar", "lines", "json", "none"),
+		"output":      completeDirs,
+	})
 	return cmd
 }
 

@@ -29,9 +29,7 @@ durations, infrastructure failures with their reasons, and the resolved rate whe
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return showStats(args[0], asJSON, rebuild, cmd.OutOrStdout(), cmd.ErrOrStderr())
 		},
-		ValidArgsFunction: func(*cobra.Command, []string, string) ([]cobra.Completion, cobra.ShellCompDirective) {
-			return nil, cobra.ShellCompDirectiveFilterDirs
-		},
+		ValidArgsFunction: completeDirs,
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the statistics as JSON")
 	cmd.Flags().BoolVar(&rebuild, "rebuild", false, "regenerate preds.json and exit_statuses_<time>.yaml from the ledger and the trajectories first")
