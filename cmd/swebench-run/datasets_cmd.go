@@ -5,13 +5,31 @@ import (
 	"io"
 	"text/tabwriter"
 
+	"github.com/spf13/cobra"
+
 	"github.com/swebench-run/swebench-run/dataset"
 )
 
-func datasetsCommand(args []string, stdout io.Writer) error {
-	if len(args) > 0 {
-		return fmt.Errorf("%w: datasets takes no arguments", errUsage)
+func newDatasetsCmd() *cobra.Command {
+	return &cobra.Command{
+		Use:     "datasets",
+		Short:   "list the named datasets",
+		GroupID: groupSetup,
+		Long: `Lists the named datasets that --split accepts, with their HuggingFace ids, splits and sizes.
+--split also takes hf:ORG/NAME[:SPLIT][@REVISION] and local .parquet/.jsonl/.json files.`,
+		Example: `  swebench-run datasets
+  swebench-run --split lite-dev --model openai/gpt-5 --dry-run`,
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) > 0 {
+				return fmt.Errorf("%w: datasets takes no arguments", errUsage)
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, _ []string) error { return listDatasets(cmd.OutOrStdout()) },
 	}
+}
+
+func listDatasets(stdout io.Writer) error {
 	tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "NAME\tHUGGINGFACE ID\tSPLIT\tROWS\tDESCRIPTION")
 	for _, d := range dataset.Named() {
