@@ -72,6 +72,16 @@ func (t *Trajectory) hasRole(roles ...string) bool {
 	return false
 }
 
+// mentions reports whether an assistant message's text contains s.
+func (t *Trajectory) mentions(s string) bool {
+	for _, m := range t.Messages {
+		if m["role"] == "assistant" && strings.Contains(MessageText(m), s) {
+			return true
+		}
+	}
+	return false
+}
+
 // configSection returns info.config[name] when it is a mapping.
 func (t *Trajectory) configSection(name string) map[string]any {
 	cfg, _ := t.Info.Config.(map[string]any)
@@ -94,8 +104,11 @@ const (
 
 // ActionRegex is the regex that found the commands in the replies of a text-mode trajectory:
 // the recorded agent.action_regex (1.x) or model.action_regex (2.x), else the default of the
-// layout and version.
+// layout and version (for a bare message list: 2.x's when its replies use its fence).
 func (t *Trajectory) ActionRegex() string {
+	if t.TrajectoryFormat == "" && t.mentions("```mswea_bash_command") {
+		return actionRegexV2 // a bare list of 2.x text mode (mini-swe-agent's later test data)
+	}
 	if t.IsV1() {
 		if s, ok := t.configSection("agent")["action_regex"].(string); ok && s != "" {
 			return s
