@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net/http"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -94,6 +95,9 @@ type Options struct {
 	// Drain, when closed, stops Run from starting more instances while the running ones finish
 	// (a first Ctrl-C); cancelling Run's context stops the running ones too (a second Ctrl-C).
 	Drain <-chan struct{}
+	// AssetClient downloads the image_assets of multimodal rows (default http.DefaultClient,
+	// with the harness's 60 s timeout per file).
+	AssetClient *http.Client
 }
 
 // Evaluator evaluates predictions in fresh containers and writes the harness's files.
@@ -167,6 +171,7 @@ func CheckInstances(insts []dataset.Instance) error {
 			}
 		case strings.TrimSpace(inst.EvalScript) == "":
 			noScript = append(noScript, inst.InstanceID)
+			continue
 		default:
 			if _, err := evalTypeOf(inst); err != nil {
 				bad = append(bad, err.Error())
@@ -174,6 +179,9 @@ func CheckInstances(insts []dataset.Instance) error {
 			if _, err := parserOf(inst); err != nil {
 				bad = append(bad, err.Error())
 			}
+		}
+		if _, err := inst.ImageAssets(); err != nil {
+			bad = append(bad, fmt.Sprintf("instance %s: %v", inst.InstanceID, err))
 		}
 	}
 	var errs []error
@@ -424,6 +432,16 @@ func (e *Evaluator) runInContainer(ctx context.Context, inst dataset.Instance, p
 		return errorResult(id, KindPatchApplyFailed, "%s: %s", markerApplyFailed, lastLines(applyOut, 5)), nil
 	}
 
+	restore, err := e.stageAssets(ctx, sb, inst, dir, &ilog)
+	if err != nil {
+		return containerErr("stage image assets", err)
+	}
+	if len(restore) > 0 {
+		script = injectAssetRestore(script, restore)
+		if err := results.WriteFileAtomic(filepath.Join(dir, evalScriptFile), []byte(script), 0o644); err != nil {
+			return Result{InstanceID: id}, err
+		}
+	}
 	if err := sb.WriteFile(ctx, containerEvalPath, []byte(script)); err != nil {
 		return containerErr("copy eval script into container", err)
 	}
