@@ -124,4 +124,3 @@ func injectAssetRestore(script string, restore []string) string {
 	}
 	return script + "\n" + strings.Join(restore, "\n")
 }
-
