@@ -7,7 +7,9 @@ import "testing"
 func NewTestHub(t *testing.T) *fakeHub { return newFakeHub(t) }
 
 // Publish stores files as commit sha of repo and points main at it.
-func (h *fakeHub) Publish(repo, sha string, files map[string][]byte) { h.addCommit(repo, "main", sha, files) }
+func (h *fakeHub) Publish(repo, sha string, files map[string][]byte) {
+	h.addCommit(repo, "main", sha, files)
+}
 
 // Endpoint is the hub's URL, for LoadOptions.HFEndpoint.
 func (h *fakeHub) Endpoint() string { return h.api.URL }
