@@ -61,7 +61,7 @@ func evalCommand(ctx context.Context, stop <-chan struct{}, args []string, stdou
 	if sel.IDs, err = parseIDs(ids, "--instance-ids"); err != nil {
 		return err
 	}
-	loaded, err := dataset.Load(ctx, split, dataset.LoadOptions{Progress: stderr, Selection: &sel, Require: dataset.RequireEval})
+	loaded, err := dataset.Load(ctx, split, dataset.LoadOptions{Progress: stderr, Selection: &sel, Require: dataset.RequireEval, Complete: true})
 	if err != nil {
 		return err
 	}
