@@ -101,6 +101,24 @@ func TestCompleteFromOfficialDataset(t *testing.T) {
 		t.Errorf("offline: %d requests, eval_script equal %t", len(hub.requests), again.Instances[0].EvalScript == old.Instances[0].EvalScript)
 	}
 
+	// A resume that completes from another version of the official dataset is not comparable.
+	if err := again.Manifest().Comparable(old.Manifest()); err != nil {
+		t.Errorf("same completion source: %v", err)
+	}
+	const shaNewer = "3333333333333333333333333333333333333333"
+	hub.addCommit("SWE-bench/SWE-bench_Verified", "main", shaNewer, map[string][]byte{
+		"data/test-00000-of-00001.parquet": fixtureBytes(t, "datasets/SWE-bench_Verified.test.2026-02-16.parquet"),
+	})
+	opts.Offline = false
+	newer, err := Load(context.Background(), "hf:princeton-nlp/SWE-bench_Verified", opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = newer.Manifest().Comparable(old.Manifest())
+	if want := "eval columns completed from different versions of SWE-bench/SWE-bench_Verified:test (333333333333 vs 222222222222)"; err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("got %v, want %q", err, want)
+	}
+
 	// Without Complete, nothing is downloaded for the rows.
 	hub.reset()
 	opts.Offline, opts.Complete = false, false

@@ -182,7 +182,8 @@ func (l *Loaded) Manifest() Manifest {
 }
 
 // Comparable returns nil when two manifests describe the same instances of the same data (same
-// file contents and the same selected ids), else an error listing the differences.
+// file contents and the same selected ids, and the same version of every official dataset both
+// completed rows from), else an error listing the differences.
 func (m Manifest) Comparable(o Manifest) error {
 	var diffs []string
 	fileSums := func(s Source) string {
@@ -198,6 +199,15 @@ func (m Manifest) Comparable(o Manifest) error {
 	}
 	if m.IDsSHA256 != o.IDsSHA256 {
 		diffs = append(diffs, fmt.Sprintf("selected instances differ (%d vs %d instances)", m.Instances, o.Instances))
+	}
+	// Rows completed from an official dataset must have been completed from the same version of
+	// it (which datasets were needed depends on the selection, so only common ones are compared).
+	for _, a := range m.Source.Completed {
+		for _, b := range o.Source.Completed {
+			if a.HFRepo == b.HFRepo && a.Split == b.Split && fileSums(Source{Files: a.Files}) != fileSums(Source{Files: b.Files}) {
+				diffs = append(diffs, fmt.Sprintf("eval columns completed from different versions of %s:%s (%s vs %s)", a.HFRepo, a.Split, short(a.ResolvedSHA), short(b.ResolvedSHA)))
+			}
+		}
 	}
 	if diffs == nil {
 		return nil
