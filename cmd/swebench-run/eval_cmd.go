@@ -109,7 +109,7 @@ func runEval(ctx context.Context, stop <-chan struct{}, f *evalFlags, stdout, st
 	if sel.IDs, err = parseIDs(f.ids, "--instance-ids"); err != nil {
 		return err
 	}
-	loaded, err := dataset.Load(ctx, f.split, dataset.LoadOptions{Progress: stderr, Selection: &sel, Require: dataset.RequireEval})
+	loaded, err := dataset.Load(ctx, f.split, dataset.LoadOptions{Progress: stderr, Selection: &sel, Require: dataset.RequireEval, Complete: true})
 	if err != nil {
 		return err
 	}

@@ -249,11 +249,17 @@ func runBatch(ctx context.Context, stop <-chan struct{}, f *runFlags, stdout, st
 	if f.eval {
 		require = dataset.RequireEval
 	}
-	loaded, err := dataset.Load(ctx, f.split, dataset.LoadOptions{Progress: stderr, Selection: &f.sel, Require: require})
+	loaded, err := dataset.Load(ctx, f.split, dataset.LoadOptions{Progress: stderr, Selection: &f.sel, Require: require, Complete: f.eval})
 	if err != nil {
 		return err
 	}
 	insts := loaded.Instances
+	if f.eval {
+		// Refuse before any model call, not when the first prediction is graded.
+		if err := eval.CheckInstances(insts); err != nil {
+			return err
+		}
+	}
 	if f.dryRun {
 		return printDryRun(stdout, stderr, insts, f.imageTemplate)
 	}
