@@ -22,7 +22,7 @@ func (e *MissingError) Error() string {
 	}
 	b.WriteString("; run `make testdata`")
 	if e.Mirror != "" {
-		fmt.Fprintf(&b, " (the mirror %s failed: %v)", e.Mirror, e.Files[0].Err)
+		fmt.Fprintf(&b, " (%v)", e.Files[0].Err)
 	}
 	return b.String()
 }

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"net"
 	"net/http"
 	"net/url"
@@ -194,7 +195,12 @@ func (f *Filler) fetch(ctx context.Context, e Entry, res *Result) (*int, error) 
 		if err == nil {
 			return &res.Mirrored, f.write(e, data)
 		}
-		errs = append(errs, fmt.Errorf("mirror %s: %w", src, err))
+		if errors.Is(err, fs.ErrNotExist) {
+			err = fmt.Errorf("not in the mirror %s", f.Mirror)
+		} else {
+			err = fmt.Errorf("mirror %s: %w", src, err)
+		}
+		errs = append(errs, err)
 	}
 	if f.Offline {
 		if len(errs) == 0 {
