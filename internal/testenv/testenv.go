@@ -10,6 +10,7 @@ import (
 	"path"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -79,6 +80,20 @@ func Fixtures(t testing.TB, parts ...string) string {
 		t.Fatalf("test corpus: %v", err)
 	}
 	return ""
+}
+
+// EnvKeepEngines, set to 1 (or true, yes), keeps the second Docker engine that tests start
+// (scripts/start-second-engine.sh) running after them, for a faster rerun; by default the tests
+// (and `make test`) stop what they started.
+const EnvKeepEngines = "SWEBENCH_RUN_KEEP_ENGINES"
+
+// KeepEngines reports whether EnvKeepEngines asks to keep test engines running.
+func KeepEngines() bool {
+	switch strings.ToLower(strings.TrimSpace(os.Getenv(EnvKeepEngines))) {
+	case "1", "true", "yes", "on":
+		return true
+	}
+	return false
 }
 
 // EnvCorpusLog names a file to which every test that asks for the corpus appends one line when
