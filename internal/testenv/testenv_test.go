@@ -58,14 +58,10 @@ func (f *fakeTB) fixtures(parts ...string) string {
 }
 
 func TestFixtures(t *testing.T) {
-	// A mirror made of files of the real corpus (skips without it, as any corpus test).
-	realFile := Fixtures(t, "trajectories", "results.json")
-	realRoot := strings.TrimSuffix(realFile, filepath.Join("trajectories", "results.json"))
-
 	tests := []struct {
 		name        string
 		ci          string
-		mirror      string // "" : an empty one
+		realMirror  bool // the real corpus as the mirror (the subtest skips without it); else an empty one
 		parts       []string
 		wantSkip    bool
 		wantFail    bool
@@ -76,16 +72,18 @@ func TestFixtures(t *testing.T) {
 		{name: "missing in CI", ci: "true", parts: []string{"trajectories/results.json"}, wantFail: true, wantMsg: "CI is set and test corpus file trajectories/results.json is not in the cache", wantLogLine: "failed\tinternal/testenv\tfake/missing in CI"},
 		{name: "directory", parts: []string{"runs", "deepseek-chat-lite-dev"}, wantSkip: true, wantMsg: "(nor 119 more); run `make testdata` (not in the mirror"},
 		{name: "not listed", parts: []string{"trajectories", "nope.json"}, wantFail: true, wantMsg: "not in the test corpus manifest"},
-		{name: "from the mirror", mirror: realRoot, parts: []string{"trajectories", "results.json"}, wantLogLine: "ran\tinternal/testenv\tfake/from the mirror"},
+		{name: "from the mirror", realMirror: true, parts: []string{"trajectories", "results.json"}, wantLogLine: "ran\tinternal/testenv\tfake/from the mirror"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			mirror := t.TempDir()
+			if tt.realMirror {
+				// The cache of the real corpus is laid out as a mirror (skips without it).
+				real := Fixtures(t, "trajectories", "results.json")
+				mirror = strings.TrimSuffix(real, filepath.Join("trajectories", "results.json"))
+			}
 			cache := t.TempDir()
 			t.Setenv(corpus.EnvCache, cache)
-			mirror := tt.mirror
-			if mirror == "" {
-				mirror = t.TempDir()
-			}
 			t.Setenv(corpus.EnvMirror, mirror)
 			t.Setenv("CI", tt.ci)
 			log := filepath.Join(t.TempDir(), "corpus.log")
