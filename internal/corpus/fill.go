@@ -359,10 +359,7 @@ func (f *Filler) download(ctx context.Context, e Entry, limit int64) ([]byte, er
 			return data, nil
 		}
 		if !retry || attempt >= retries || ctx.Err() != nil {
-			var netErr net.Error
-			var dnsErr *net.DNSError
-			var opErr *net.OpError
-			if errors.As(err, &dnsErr) || errors.As(err, &opErr) || (errors.As(err, &netErr) && netErr.Timeout()) {
+			if unreachable(err) {
 				f.mu.Lock()
 				if f.down == nil {
 					f.down = map[string]error{}
@@ -380,12 +377,31 @@ func (f *Filler) download(ctx context.Context, e Entry, limit int64) ([]byte, er
 	}
 }
 
+// unreachable reports whether err says the host cannot be reached at all (no name, no route, no
+// connection): retrying, or trying its other files, would only wait for the same answer.
+func unreachable(err error) bool {
+	var dnsErr *net.DNSError
+	var opErr *net.OpError
+	return errors.As(err, &dnsErr) || (errors.As(err, &opErr) && opErr.Op == "dial")
+}
+
+// defaultClient gives up on a host that does not accept a connection within 10 s (a firewall
+// that drops packets), and on a file that takes more than 5 minutes.
+var defaultClient = &http.Client{
+	Timeout: 5 * time.Minute,
+	Transport: func() http.RoundTripper {
+		t := http.DefaultTransport.(*http.Transport).Clone()
+		t.DialContext = (&net.Dialer{Timeout: 10 * time.Second}).DialContext
+		return t
+	}(),
+}
+
 // get fetches src, failing when it has more than limit bytes; retry tells whether another
 // attempt may help.
 func (f *Filler) get(ctx context.Context, src string, limit int64) (data []byte, retry bool, err error) {
 	client := f.Client
 	if client == nil {
-		client = &http.Client{Timeout: 5 * time.Minute}
+		client = defaultClient
 	}
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, src, nil)
 	if err != nil {
@@ -393,7 +409,7 @@ func (f *Filler) get(ctx context.Context, src string, limit int64) (data []byte,
 	}
 	resp, err := client.Do(req)
 	if err != nil {
-		return nil, true, err
+		return nil, !unreachable(err), err
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {

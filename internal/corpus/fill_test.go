@@ -12,7 +12,9 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/parquet-go/parquet-go"
 )
@@ -419,5 +421,40 @@ func TestCacheDir(t *testing.T) {
 				t.Errorf("CacheDir = %s, want %s", got, tt.want)
 			}
 		})
+	}
+}
+
+// A 5xx answer is retried; a 404 is not.
+func TestFillRetriesServerErrors(t *testing.T) {
+	data := []byte(`{"a": 1}`)
+	var gets atomic.Int64
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		n := gets.Add(1)
+		switch {
+		case strings.HasSuffix(r.URL.Path, "/missing.json"):
+			http.NotFound(w, r)
+		case n == 1:
+			http.Error(w, "busy", http.StatusServiceUnavailable)
+		default:
+			w.Write(data)
+		}
+	}))
+	t.Cleanup(srv.Close)
+	base := "https://raw.githubusercontent.com/o/r/" + commit + "/"
+	m, err := Parse(strings.NewReader(
+		Entry{Path: "a.json", Size: int64(len(data)), SHA256: SHA256(data), Origin: base + "a.json"}.String()+"\n"+
+			Entry{Path: "missing.json", Size: 1, SHA256: someSHA, Origin: base + "missing.json"}.String()), "m")
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, _ := m.Lookup("a.json")
+	res, err := (&Filler{Dir: t.TempDir(), Origin: srv.URL, RetryDelay: time.Millisecond}).Fill(context.Background(), m, []Entry{a})
+	if err != nil || res.Downloaded != 1 || gets.Load() != 2 {
+		t.Errorf("after one 503: %+v, %v, %d requests; want the file on the second request", res, err, gets.Load())
+	}
+	missing, _ := m.Lookup("missing.json")
+	gets.Store(0)
+	if _, err := (&Filler{Dir: t.TempDir(), Origin: srv.URL, RetryDelay: time.Millisecond}).Fill(context.Background(), m, []Entry{missing}); err == nil || gets.Load() != 1 {
+		t.Errorf("a 404: %v after %d requests, want an error after 1", err, gets.Load())
 	}
 }
