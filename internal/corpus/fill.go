@@ -100,7 +100,7 @@ type Filler struct {
 	Dir    string       // the cache
 	Mirror string       // a directory laid out as the corpus, tried first; "" for none
 	Origin string       // base URL standing in for every origin host ("" = the origins themselves)
-	Client *http.Client // nil: http.DefaultTransport with a per-file timeout
+	Client *http.Client // nil: gives up on a connection after 10 s, on a file after 5 minutes
 	Jobs   int          // files fetched at once (default 4)
 	// Offline fills from the cache and the mirror only, never downloading.
 	Offline bool
@@ -123,15 +123,23 @@ func (f *Filler) Fill(ctx context.Context, m *Manifest, entries []Entry) (Result
 		res   Result
 		resMu sync.Mutex
 	)
-	record := func(e Entry, how *int, err error) {
+	record := func(e Entry, how source, err error) {
 		resMu.Lock()
 		defer resMu.Unlock()
 		if err != nil {
-			fe := &FileError{Path: e.Path, Origin: e.Origin, Err: err}
-			res.Failed = append(res.Failed, fe)
+			res.Failed = append(res.Failed, &FileError{Path: e.Path, Origin: e.Origin, Err: err})
 			return
 		}
-		*how++
+		switch how {
+		case cached:
+			res.Cached++
+		case mirrored:
+			res.Mirrored++
+		case downloaded:
+			res.Downloaded++
+		case generated:
+			res.Generated++
+		}
 	}
 	all := m.WithInputs(entries)
 	g, gctx := errgroup.WithContext(ctx)
@@ -147,14 +155,14 @@ func (f *Filler) Fill(ctx context.Context, m *Manifest, entries []Entry) (Result
 			continue
 		}
 		g.Go(func() error {
-			how, err := f.fetch(gctx, e, &res)
+			how, err := f.fetch(gctx, e)
 			record(e, how, err)
 			return nil
 		})
 	}
 	_ = g.Wait()
 	for _, e := range derived {
-		how, err := f.derive(ctx, m, e, &res)
+		how, err := f.derive(ctx, m, e)
 		record(e, how, err)
 	}
 	slices.SortFunc(res.Failed, func(a, b *FileError) int { return strings.Compare(a.Path, b.Path) })
@@ -181,9 +189,19 @@ func (f *Filler) present(e Entry) bool {
 	return err == nil && check(e, data) == nil
 }
 
-func (f *Filler) fetch(ctx context.Context, e Entry, res *Result) (*int, error) {
+// source is where a file of the cache came from.
+type source int
+
+const (
+	cached source = iota
+	mirrored
+	downloaded
+	generated
+)
+
+func (f *Filler) fetch(ctx context.Context, e Entry) (source, error) {
 	if f.present(e) {
-		return &res.Cached, nil
+		return cached, nil
 	}
 	var errs []error
 	if f.Mirror != "" {
@@ -193,7 +211,7 @@ func (f *Filler) fetch(ctx context.Context, e Entry, res *Result) (*int, error) 
 			err = check(e, data)
 		}
 		if err == nil {
-			return &res.Mirrored, f.write(e, data)
+			return mirrored, f.write(e, data)
 		}
 		if errors.Is(err, fs.ErrNotExist) {
 			err = fmt.Errorf("not in the mirror %s", f.Mirror)
@@ -206,44 +224,44 @@ func (f *Filler) fetch(ctx context.Context, e Entry, res *Result) (*int, error) 
 		if len(errs) == 0 {
 			errs = append(errs, errors.New("not in the cache, and no mirror"))
 		}
-		return nil, joinLine(errs)
+		return 0, joinLine(errs)
 	}
 	data, err := f.download(ctx, e, e.Size)
 	if err == nil {
 		err = check(e, data)
 	}
 	if err != nil {
-		return nil, joinLine(append(errs, err))
+		return 0, joinLine(append(errs, err))
 	}
-	return &res.Downloaded, f.write(e, data)
+	return downloaded, f.write(e, data)
 }
 
-func (f *Filler) derive(ctx context.Context, m *Manifest, e Entry, res *Result) (*int, error) {
+func (f *Filler) derive(ctx context.Context, m *Manifest, e Entry) (source, error) {
 	if f.present(e) {
-		return &res.Cached, nil
+		return cached, nil
 	}
 	in, _ := m.Lookup(e.Input())
 	if err := ctx.Err(); err != nil {
-		return nil, err
+		return 0, err
 	}
 	if !f.present(in) {
-		return nil, fmt.Errorf("not generated: its input %s is not in the cache", in.Path)
+		return 0, fmt.Errorf("not generated: its input %s is not in the cache", in.Path)
 	}
 	data, err := os.ReadFile(f.Path(in.Path))
 	if err == nil {
 		err = check(in, data)
 	}
 	if err != nil {
-		return nil, fmt.Errorf("input %s: %w", in.Path, err)
+		return 0, fmt.Errorf("input %s: %w", in.Path, err)
 	}
 	out, err := ParquetToJSONL(in.Path, data)
 	if err == nil {
 		err = check(e, out)
 	}
 	if err != nil {
-		return nil, fmt.Errorf("generate from %s: %w", in.Path, err)
+		return 0, fmt.Errorf("generate from %s: %w", in.Path, err)
 	}
-	return &res.Generated, f.write(e, out)
+	return generated, f.write(e, out)
 }
 
 func (f *Filler) write(e Entry, data []byte) error {
