@@ -9,7 +9,8 @@ package agent_test
 //     under "replay_inputs". Their config is loaded from the trajectory's info.config.
 //   - mini-swe-agent's own 1.x test trajectories (tests/test_data at v1.17.5) with the config
 //     they were made with (config/github_issue.yaml at v1.6.0, the last 1.x release whose
-//     shipped config renders them), from the project's test data (testenv.MiniSWEAgent1).
+//     shipped config renders them), from the test corpus (trajectories/mini-swe-agent-1.17.5,
+//     configs/mini-swe-agent-1.6.0).
 
 import (
 	"context"
@@ -275,10 +276,10 @@ func TestFidelityV1OwnTestData(t *testing.T) {
 		{"local.traj.json", "Blah blah blah"},
 		{"github_issue.traj.json", ""},
 	}
-	config := testenv.MiniSWEAgent1(t, "github_issue.v1.6.0.yaml")
+	config := testenv.Fixtures(t, "configs", "mini-swe-agent-1.6.0", "github_issue.yaml")
 	for _, tt := range tests {
 		t.Run(tt.file, func(t *testing.T) {
-			data, err := os.ReadFile(testenv.MiniSWEAgent1(t, tt.file))
+			data, err := os.ReadFile(testenv.Fixtures(t, "trajectories", "mini-swe-agent-1.17.5", tt.file))
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -15,7 +15,7 @@ import (
 
 // swebench_v1.yaml is mini-swe-agent 1.17.5's swebench.yaml: the same keys and values.
 func TestShippedV1EqualsUpstream(t *testing.T) {
-	upstream, err := os.ReadFile(testenv.MiniSWEAgent1(t, "swebench.v1.17.5.yaml"))
+	upstream, err := os.ReadFile(testenv.Fixtures(t, "configs", "mini-swe-agent-1.17.5", "swebench.yaml"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -138,7 +138,7 @@ func TestScriptedText(t *testing.T) {
 // included, as text.
 func TestReplayMini1(t *testing.T) {
 	dir := t.TempDir()
-	data, err := os.ReadFile(testenv.MiniSWEAgent1(t, "github_issue.traj.json"))
+	data, err := os.ReadFile(testenv.Fixtures(t, "trajectories", "mini-swe-agent-1.17.5", "github_issue.traj.json"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package results
+package results_test
 
 import (
 	"os"
@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/swebench-run/swebench-run/internal/testenv"
+	"github.com/swebench-run/swebench-run/results"
 )
 
 // v1Scenario is a trajectory that mini-swe-agent 1.17.5 wrote (agent/testdata/mswea1).
@@ -15,7 +16,7 @@ func v1Scenario(t *testing.T, name string) string {
 	return filepath.Join(testenv.RepoRoot(t), "agent", "testdata", "mswea1", name+".traj.json")
 }
 
-func kindsString(k []MessageKind) string {
+func kindsString(k []results.MessageKind) string {
 	s := make([]string, len(k))
 	for i, x := range k {
 		s[i] = string(x)
@@ -45,13 +46,13 @@ func TestReadTrajectoryV1(t *testing.T) {
 		{"timeouts", func(t *testing.T) string { return v1Scenario(t, "timeouts") }, "Submitted", 4,
 			[]string{sys, task, reply, obs, reply, obs, reply, obs, reply, exit},
 			map[int][]string{2: {"echo $((111*9)); sleep 10"}}, nil},
-		{"1.x test data (a bare list)", func(t *testing.T) string { return testenv.MiniSWEAgent1(t, "local.traj.json") }, "", 0,
+		{"1.x test data (a bare list)", func(t *testing.T) string { return testenv.Fixtures(t, "trajectories", "mini-swe-agent-1.17.5", "local.traj.json") }, "", 0,
 			[]string{sys, task, reply, obs, reply, exit},
 			map[int][]string{2: {"echo 'hello world'"}, 4: {"echo MINI_SWE_AGENT_FINAL_OUTPUT"}}, map[int]int{3: 0}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			tr, err := ReadTrajectory(tt.path(t))
+			tr, err := results.ReadTrajectory(tt.path(t))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -76,7 +77,7 @@ func TestReadTrajectoryV1(t *testing.T) {
 			}
 		})
 	}
-	tr, err := ReadTrajectory(v1Scenario(t, "truncation"))
+	tr, err := results.ReadTrajectory(v1Scenario(t, "truncation"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -96,19 +97,19 @@ func TestReadTrajectoryV2(t *testing.T) {
 		t.Fatal("no fixture trajectories")
 	}
 	for _, p := range paths {
-		tr, err := ReadTrajectory(p)
+		tr, err := results.ReadTrajectory(p)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if tr.IsV1() || tr.TrajectoryFormat != TrajectoryFormat || tr.Info.ExitStatus == "" {
+		if tr.IsV1() || tr.TrajectoryFormat != results.TrajectoryFormat || tr.Info.ExitStatus == "" {
 			t.Fatalf("%s: v1 %v, format %q, exit %q", p, tr.IsV1(), tr.TrajectoryFormat, tr.Info.ExitStatus)
 		}
 		kinds := tr.Kinds()
-		if kinds[0] != KindSystem || kinds[1] != KindTask || kinds[len(kinds)-1] != KindExit {
+		if kinds[0] != results.KindSystem || kinds[1] != results.KindTask || kinds[len(kinds)-1] != results.KindExit {
 			t.Errorf("%s: kinds %s", tr.InstanceID, kindsString(kinds))
 		}
 		for i, k := range kinds {
-			if k == KindReply && tr.Info.ExitStatus == "Submitted" && i == len(kinds)-2 && len(tr.Commands(i)) == 0 {
+			if k == results.KindReply && tr.Info.ExitStatus == "Submitted" && i == len(kinds)-2 && len(tr.Commands(i)) == 0 {
 				t.Errorf("%s: the submitting reply has no commands", tr.InstanceID)
 			}
 		}
@@ -131,7 +132,7 @@ func TestStatsFromTrajectories(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	st, err := ComputeStats(dir)
+	st, err := results.ComputeStats(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -141,7 +142,7 @@ func TestStatsFromTrajectories(t *testing.T) {
 	if st.Cost.Total != 2+1.5+3.75+3 || st.Steps.Total != 4+3+3+6 {
 		t.Errorf("cost %v steps %v, want 10.25 and 16", st.Cost.Total, st.Steps.Total)
 	}
-	if _, err := ComputeStats(t.TempDir()); err == nil || !strings.Contains(err.Error(), "traj.json") {
+	if _, err := results.ComputeStats(t.TempDir()); err == nil || !strings.Contains(err.Error(), "traj.json") {
 		t.Errorf("empty directory: err = %v", err)
 	}
 }

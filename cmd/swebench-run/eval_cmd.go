@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"os"
 	"path/filepath"
 	"sort"
 	"time"
@@ -22,7 +21,7 @@ type evalFlags struct {
 	imageTemplate, pull, dockerHost, filter     string
 	workers                                     int
 	timeout                                     time.Duration
-	redo                                        bool
+	redo, wait                                  bool
 }
 
 func newEvalCmd(stop <-chan struct{}) *cobra.Command {
@@ -77,7 +76,8 @@ them again). With --from-logs, regrades existing logs without containers.`,
 	fs.StringVar(&f.runID, "run-id", "", "run id naming the run report (default: the run's id from run.json beside the predictions, else a new one)")
 	fs.BoolVar(&f.redo, "redo", false, "re-evaluate instances that already have a report.json")
 	fs.StringVar(&f.fromLogs, "from-logs", "", "regrade existing logs in DIR (harness logs/run_evaluation/<run_id>/<model>/ or our eval/) without containers")
-	flagGroup(fs, "Output", "output", "run-id", "redo", "from-logs")
+	waitFlag(fs, &f.wait)
+	flagGroup(fs, "Output", "output", "run-id", "redo", "from-logs", "wait")
 	metavar(fs, "output", "DIR")
 	metavar(fs, "run-id", "ID")
 	metavar(fs, "from-logs", "DIR")
@@ -109,7 +109,7 @@ func runEval(ctx context.Context, stop <-chan struct{}, f *evalFlags, stdout, st
 	if sel.IDs, err = parseIDs(f.ids, "--instance-ids"); err != nil {
 		return err
 	}
-	loaded, err := dataset.Load(ctx, f.split, dataset.LoadOptions{Progress: stderr, Selection: &sel, Require: dataset.RequireEval})
+	loaded, err := dataset.Load(ctx, f.split, dataset.LoadOptions{Progress: stderr, Selection: &sel, Require: dataset.RequireEval, Complete: true})
 	if err != nil {
 		return err
 	}
@@ -134,9 +134,11 @@ func runEval(ctx context.Context, stop <-chan struct{}, f *evalFlags, stdout, st
 			out = filepath.Join(filepath.Dir(f.predsPath), "eval")
 		}
 	}
-	if err := os.MkdirAll(out, 0o755); err != nil {
-		return fmt.Errorf("output directory: %w", err)
+	lock, err := lockOutput(ctx, out, f.wait, stderr)
+	if err != nil {
+		return err
 	}
+	defer lock.Unlock()
 
 	var rep eval.RunReport
 	var results []eval.Result

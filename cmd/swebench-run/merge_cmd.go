@@ -18,6 +18,7 @@ func newMergeCmd() *cobra.Command {
 	var (
 		out   string
 		force bool
+		wait  bool
 	)
 	cmd := &cobra.Command{
 		Use:     "merge OUT_1 OUT_2 … -o OUT",
@@ -37,6 +38,11 @@ instances.`,
 			return nil
 		},
 		RunE: func(cmd *cobra.Command, srcs []string) error {
+			lock, err := lockOutput(cmd.Context(), out, wait, cmd.ErrOrStderr())
+			if err != nil {
+				return err
+			}
+			defer lock.Unlock()
 			return mergeDirs(srcs, out, force, cmd.OutOrStdout())
 		},
 		ValidArgsFunction: completeDirs,
@@ -44,6 +50,7 @@ instances.`,
 	fs := cmd.Flags()
 	fs.StringVarP(&out, "output", "o", "", "output directory of the merged run (must not exist or be empty)")
 	fs.BoolVar(&force, "force", false, "merge although models, configs or datasets differ")
+	waitFlag(fs, &wait)
 	metavar(fs, "output", "DIR")
 	completeFlags(cmd, map[string]cobra.CompletionFunc{"output": completeDirs})
 	return cmd

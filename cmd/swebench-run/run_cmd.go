@@ -41,6 +41,7 @@ type runFlags struct {
 	pullWorkers                int
 	platform, imageCache       string
 	redo, dryRun, force, quiet bool
+	wait                       bool
 	progress                   string
 	memory, network            string
 	cpus                       float64
@@ -153,7 +154,7 @@ func (f *runFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&f.memory, "memory", "", "memory limit per container, e.g. 8g (default unlimited)")
 	fs.Float64Var(&f.cpus, "cpus", 0, "CPUs per container (default unlimited)")
 	fs.Int64Var(&f.pids, "pids-limit", 0, "process limit per container (default 4096; -1 unlimited)")
-	fs.Float64Var(&f.maxCost, "max-cost", 0, "run-wide cost limit in dollars: no instance starts after it is spent (0 = none)")
+	fs.Float64Var(&f.maxCost, "max-cost", 0, "cost limit in dollars of the output directory as a whole, across resumes: no model call starts when what is left does not cover it; instances cut by it run again when a run has budget left (0 = none)")
 	fs.DurationVar(&f.maxDuration, "max-duration", 0, "run deadline, e.g. 8h: then running instances are cancelled (and retried on resume) and the run exits 130 (0 = none)")
 	flagGroup(fs, groupLimits, "memory", "cpus", "pids-limit", "max-cost", "max-duration")
 	metavar(fs, "memory", "SIZE")
@@ -174,7 +175,8 @@ func (f *runFlags) register(fs *pflag.FlagSet) {
 	fs.StringVarP(&f.out, "output", "o", "", "output directory; an existing one is resumed (default runs/<dataset>-<model>)")
 	fs.StringVar(&f.progress, "progress", "auto", "progress display: auto, bar, lines, json or none")
 	fs.BoolVar(&f.quiet, "quiet", false, "no progress display (same as --progress none)")
-	flagGroup(fs, groupOutput, "output", "progress", "quiet")
+	waitFlag(fs, &f.wait)
+	flagGroup(fs, groupOutput, "output", "progress", "quiet", "wait")
 	metavar(fs, "output", "DIR")
 	metavar(fs, "progress", "MODE")
 }
@@ -250,11 +252,17 @@ func runBatch(ctx context.Context, stop <-chan struct{}, f *runFlags, stdout, st
 	if f.eval {
 		require = dataset.RequireEval
 	}
-	loaded, err := dataset.Load(ctx, f.split, dataset.LoadOptions{Progress: stderr, Selection: &f.sel, Require: require})
+	loaded, err := dataset.Load(ctx, f.split, dataset.LoadOptions{Progress: stderr, Selection: &f.sel, Require: require, Complete: f.eval})
 	if err != nil {
 		return err
 	}
 	insts := loaded.Instances
+	if f.eval {
+		// Refuse before any model call, not when the first prediction is graded.
+		if err := eval.CheckInstances(insts); err != nil {
+			return err
+		}
+	}
 	if f.dryRun {
 		return printDryRun(stdout, stderr, insts, f.imageTemplate)
 	}
@@ -266,6 +274,11 @@ func runBatch(ctx context.Context, stop <-chan struct{}, f *runFlags, stdout, st
 	if f.out == "" {
 		f.out = filepath.Join("runs", safeName(filepath.Base(f.split))+"-"+safeName(modelName))
 	}
+	lock, err := lockOutput(ctx, f.out, f.wait, stderr)
+	if err != nil {
+		return err
+	}
+	defer lock.Unlock()
 	out, err := results.Open(f.out)
 	if err != nil {
 		return err
@@ -273,6 +286,18 @@ func runBatch(ctx context.Context, stop <-chan struct{}, f *runFlags, stdout, st
 	defer out.Close()
 	if out.TornLedger {
 		fmt.Fprintf(stderr, "swebench-run: %s: the last line of %s was torn by a crash and was dropped; that instance will run again\n", f.out, results.LedgerFile)
+	}
+	if out.RepairedPreds > 0 {
+		fmt.Fprintf(stderr, "swebench-run: %s: restored %d predictions that a crash kept out of %s, from their trajectories\n", f.out, out.RepairedPreds, results.PredsFile)
+	}
+	if len(out.MissingPreds) > 0 {
+		fmt.Fprintf(stderr, "swebench-run: warning: %s: %d finished instances have neither a prediction nor a trajectory (%s): rerun them with --instance-ids and --redo-existing\n", f.out, len(out.MissingPreds), strings.Join(out.MissingPreds, ","))
+	}
+	if budget != nil {
+		// The limit is the output directory's, across resumes: what earlier runs spent counts.
+		spent, calls := out.Spent()
+		budget.Restore(spent, calls)
+		fmt.Fprintf(stderr, "swebench-run: cost limit $%.2f: $%.4f spent by earlier runs of %s, $%.4f left\n", f.maxCost, spent, f.out, budget.Left())
 	}
 	man, err := prepareManifest(out, *f, cfg, loaded, modelName)
 	if err != nil {
@@ -369,7 +394,8 @@ func runBatch(ctx context.Context, stop <-chan struct{}, f *runFlags, stdout, st
 	case runErr != nil:
 		return runErr
 	case sum.BudgetExhausted:
-		return fmt.Errorf("the run's cost limit (--max-cost $%.2f) is spent ($%.4f): instances not yet started were left for later; raise --max-cost and rerun the same command to continue", f.maxCost, budget.Spent())
+		return fmt.Errorf("the cost limit of %s (--max-cost $%.2f, across resumes) is spent ($%.4f): %d running instances were cut (%s) and the instances not yet started were left; they run again from the start when you raise --max-cost and rerun the same command",
+			f.out, f.maxCost, budget.Spent(), sum.Unfinished, model.StatusRunBudgetExhausted)
 	case sum.Failed > 0:
 		return &exitStatusError{code: exitFailedInsts, msg: fmt.Sprintf("%d instances ended with infrastructure failures; rerun the same command to retry them", sum.Failed)}
 	}

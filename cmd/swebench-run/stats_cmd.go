@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"sort"
+	"strings"
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
@@ -89,7 +90,11 @@ func printStats(w io.Writer, st *results.Stats) {
 	tw.Flush()
 	fmt.Fprintf(w, "\ntokens: %d in (%d cache read, %d cache write), %d out\n", st.Tokens.Input, st.Tokens.CacheRead, st.Tokens.CacheWrite, st.Tokens.Output)
 	if st.Eval != nil {
-		fmt.Fprintf(w, "resolved: %d of %d instances (%.1f%%); %d evaluated, %d patches applied\n", st.Eval.Resolved, st.Instances, 100*st.Eval.Rate, st.Eval.Evaluated, st.Eval.Applied)
+		fmt.Fprintf(w, "resolved: %d of %d instances (%.1f%%); %d evaluated, %d patches applied\n", st.Eval.Resolved, st.Instances-len(st.Unfinished), 100*st.Eval.Rate, st.Eval.Evaluated, st.Eval.Applied)
+	}
+	if len(st.Unfinished) > 0 {
+		fmt.Fprintf(w, "\n%d unfinished (cut by the run's cost limit; neither resolved nor unresolved, they run again when a run has budget left): %s\n",
+			len(st.Unfinished), strings.Join(st.Unfinished, ", "))
 	}
 	if len(st.Failures) > 0 {
 		fmt.Fprintf(w, "\ninfrastructure failures (retried when the run is resumed, up to --max-attempts):\n")
