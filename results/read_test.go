@@ -46,7 +46,9 @@ func TestReadTrajectoryV1(t *testing.T) {
 		{"timeouts", func(t *testing.T) string { return v1Scenario(t, "timeouts") }, "Submitted", 4,
 			[]string{sys, task, reply, obs, reply, obs, reply, obs, reply, exit},
 			map[int][]string{2: {"echo $((111*9)); sleep 10"}}, nil},
-		{"1.x test data (a bare list)", func(t *testing.T) string { return testenv.Fixtures(t, "trajectories", "mini-swe-agent-1.17.5", "local.traj.json") }, "", 0,
+		{"1.x test data (a bare list)", func(t *testing.T) string {
+			return testenv.Fixtures(t, "trajectories", "mini-swe-agent-1.17.5", "local.traj.json")
+		}, "", 0,
 			[]string{sys, task, reply, obs, reply, exit},
 			map[int][]string{2: {"echo 'hello world'"}, 4: {"echo MINI_SWE_AGENT_FINAL_OUTPUT"}}, map[int]int{3: 0}},
 	}

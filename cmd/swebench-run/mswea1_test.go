@@ -75,7 +75,9 @@ func TestInspectV1(t *testing.T) {
 		{"limits", func(t *testing.T) string { return v1Trajectory(t, "step_limit") }, []string{
 			"  $ false\n  → returncode 1\n", "━━ exit: LimitsExceeded ━━\n",
 		}, 3},
-		{"1.x test data", func(t *testing.T) string { return testenv.Fixtures(t, "trajectories", "mini-swe-agent-1.17.5", "github_issue.traj.json") }, []string{
+		{"1.x test data", func(t *testing.T) string {
+			return testenv.Fixtures(t, "trajectories", "mini-swe-agent-1.17.5", "github_issue.traj.json")
+		}, []string{
 			"written by   mini-swe-agent (a bare message list)\n",
 			"  $ echo MINI_SWE_AGENT_FINAL_OUTPUT && git add -A && git diff --cached\n",
 			"  submission (",
