@@ -46,8 +46,9 @@ KUBE_SYSCTLS=(
 	kernel.keys.root_maxkeys kernel.keys.root_maxbytes net.ipv4.ip_forward
 )
 
-# Host paths outside KUBE_DIR that the kubelet creates whatever its flags say (the device
-# plugin socket's directory, the volume plugin default, the container log links). kube-up lists
+# Host paths outside KUBE_DIR that the kubelet or the controller manager create whatever their
+# flags say (the device plugin socket's directory, the flex volume default, the container log
+# links). kube-up lists
 # those that did not exist in KUBE_HOST_PATHS; kube-down removes them.
 KUBELET_HOST_PATHS=(/var/lib/kubelet /usr/libexec/kubernetes /var/log/containers /var/log/pods)
 KUBE_HOST_PATHS="$KUBE_DIR/host-paths.created"

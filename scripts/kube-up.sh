@@ -472,6 +472,15 @@ start_cluster() {
 	write_containerd_config
 	write_kubelet_config "$node_ip"
 
+	# Host paths the kubelet and the controller manager create whatever their flags say;
+	# kube-down removes those that did not exist before.
+	if [[ ! -f $KUBE_HOST_PATHS ]]; then
+		local p
+		for p in "${KUBELET_HOST_PATHS[@]}"; do
+			[[ -e $p ]] || printf '%s\n' "$p"
+		done >"$KUBE_HOST_PATHS"
+	fi
+
 	log "starting containerd on $CONTAINERD_SOCK (node IP $node_ip)"
 	launch containerd containerd --config "$KUBE_DIR/containerd/config.toml"
 	wait_until 30 "answer from containerd" containerd ctr --address "$CONTAINERD_SOCK" version
@@ -515,18 +524,11 @@ start_cluster() {
 		--kubeconfig "$KUBECONFIG_PATH" --leader-elect=false --secure-port 0 \
 		--controllers '*,-nodeipam,-service-lb-controller,-cloud-node-lifecycle-controller' \
 		--service-account-private-key-file "$KUBE_PKI/sa.key" --root-ca-file "$KUBE_PKI/ca.crt" \
-		--use-service-account-credentials=false --profiling=false
+		--use-service-account-credentials=false --profiling=false \
+		--flex-volume-plugin-dir "$KUBE_DIR/volume-plugins"
 	launch kube-scheduler "$bin/kube-scheduler" \
 		--kubeconfig "$KUBECONFIG_PATH" --leader-elect=false --secure-port 0 --profiling=false
 
-	# Host paths the kubelet creates whatever its flags say; kube-down removes those that did
-	# not exist before.
-	if [[ ! -f $KUBE_HOST_PATHS ]]; then
-		local p
-		for p in "${KUBELET_HOST_PATHS[@]}"; do
-			[[ -e $p ]] || printf '%s\n' "$p"
-		done >"$KUBE_HOST_PATHS"
-	fi
 	# The kubelet rewrites kernel settings at start; kube-down puts them back.
 	if [[ ! -f $KUBE_SAVED_SYSCTLS ]]; then
 		local s
