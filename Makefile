@@ -4,7 +4,7 @@ BIN     := bin/swebench-run
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 DEMO_OUT ?= runs/demo
 
-.PHONY: build test testdata unit demo images lint bench clean
+.PHONY: build test testdata unit demo images lint bench clean kube-up kube-down
 
 build:
 	$(GO) build -ldflags "-X main.version=$(VERSION)" -o $(BIN) ./cmd/swebench-run
@@ -47,3 +47,11 @@ clean:
 # `make test`, which runs a one-iteration smoke version (internal/bench).
 bench: build images
 	scripts/bench/run.sh
+
+# A single-node Kubernetes cluster on this machine for the Kubernetes backend's tests (as root;
+# docs/kubernetes-test-cluster.md). kube-up prints the kubeconfig path: export KUBECONFIG=...
+kube-up:
+	@scripts/kube-up.sh
+
+kube-down:
+	@scripts/kube-down.sh
