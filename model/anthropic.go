@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"regexp"
+	"strings"
 
 	"github.com/swebench-run/swebench-run/agent"
 )
@@ -24,6 +25,7 @@ type anthropicWire struct {
 	kwargs map[string]any
 	cache  bool
 	textRe *regexp.Regexp // nil: tool use
+	mini1  bool           // mini-swe-agent 1.x: role and content only, no tools, text replies
 }
 
 const defaultAnthropicMaxTokens = 8192
@@ -43,12 +45,16 @@ func (w *anthropicWire) request(msgs []agent.Message) ([]byte, error) {
 		case "system":
 			system = append(system, textBlocks(m["content"])...)
 		case "user":
-			appendBlocks("user", textBlocks(m["content"]))
+			appendBlocks("user", anthropicImages(textBlocks(m["content"])))
 		case "tool":
 			appendBlocks("user", []any{map[string]any{
 				"type": "tool_result", "tool_use_id": m["tool_call_id"], "content": deepCopy(m["content"]),
 			}})
 		case "assistant":
+			if w.mini1 {
+				appendBlocks("assistant", textBlocks(m["content"]))
+				continue
+			}
 			blocks, err := anthropicAssistantBlocks(m)
 			if err != nil {
 				return nil, fmt.Errorf("message %d: %w", i, err)
@@ -70,7 +76,7 @@ func (w *anthropicWire) request(msgs []agent.Message) ([]byte, error) {
 	if len(system) > 0 {
 		body["system"] = system
 	}
-	if w.textRe == nil {
+	if w.textRe == nil && !w.mini1 {
 		body["tools"] = []any{map[string]any{
 			"name": "bash", "description": bashToolDescription, "input_schema": bashToolSchema(),
 		}}
@@ -161,6 +167,16 @@ var finishReasons = map[string]string{
 func (w *anthropicWire) reply(resp map[string]any) (agent.Message, []agent.Action, *agent.FormatError, error) {
 	content := deepCopy(resp["content"]).([]any)
 	msg := agent.Message{"role": "assistant", "content": content}
+	if w.mini1 {
+		// litellm's text of an Anthropic reply: its text blocks, concatenated.
+		var text string
+		for _, item := range content {
+			if b, _ := item.(map[string]any); str(b["type"]) == "text" {
+				text += str(b["text"])
+			}
+		}
+		return agent.Message{"role": "assistant", "content": text}, nil, nil, nil
+	}
 	stop := str(resp["stop_reason"])
 	finish := finishReasons[stop]
 	if finish == "" {
@@ -174,4 +190,27 @@ func (w *anthropicWire) reply(resp map[string]any) (agent.Message, []agent.Actio
 		actions, ferr = parseToolCalls(anthropicToolCalls(content), finish)
 	}
 	return msg, actions, ferr, nil
+}
+
+// anthropicImages turns OpenAI-style image_url parts (the task's images, or parts of a
+// mini-swe-agent trajectory) into Anthropic image blocks: base64 for data: URLs, url otherwise.
+func anthropicImages(blocks []any) []any {
+	for i, b := range blocks {
+		bm, _ := b.(map[string]any)
+		if str(bm["type"]) != "image_url" {
+			continue
+		}
+		u := str(bm["image_url"])
+		if iu, ok := bm["image_url"].(map[string]any); ok {
+			u = str(iu["url"])
+		}
+		source := map[string]any{"type": "url", "url": u}
+		if rest, ok := strings.CutPrefix(u, "data:"); ok {
+			if mt, data, ok := strings.Cut(rest, ";base64,"); ok {
+				source = map[string]any{"type": "base64", "media_type": mt, "data": data}
+			}
+		}
+		blocks[i] = map[string]any{"type": "image", "source": source}
+	}
+	return blocks
 }

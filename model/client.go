@@ -46,7 +46,7 @@ type client struct {
 func (c *client) post(ctx context.Context, body []byte, check func(map[string]any) (int, *APIError)) (map[string]any, error) {
 	est := len(body) / 4
 	for attempt := 0; ; attempt++ {
-		if err := c.budget.check(); err != nil {
+		if err := c.budget.spentOut(); err != nil { // retries of an admitted call stop at the limit
 			return nil, err
 		}
 		t, err := c.lim.acquire(ctx, est)

@@ -37,6 +37,10 @@ type Config struct {
 	APIKeyEnv string `yaml:"api_key_env" json:"api_key_env,omitempty"`
 	// APIKey is set by code only; it is never read from or written to a file.
 	APIKey string `yaml:"-" json:"-"`
+	// Mini1 is mini-swe-agent 1.x's model contract, set for configs in 1.x layout: messages go
+	// out as role and content only, no tools are offered, and a reply comes back as its text,
+	// unparsed ({"role": "assistant", "content": text}; the 1.x loop finds the command).
+	Mini1 bool `yaml:"-" json:"-"`
 
 	// RequestTimeout bounds one HTTP call, in seconds (default 600).
 	RequestTimeout float64 `yaml:"request_timeout" json:"request_timeout,omitempty"`
@@ -53,6 +57,15 @@ type Config struct {
 	MaxConcurrency int `yaml:"max_concurrency" json:"max_concurrency,omitempty"`
 	// Prices extends or overrides the shipped price table, keyed by model name.
 	Prices map[string]Price `yaml:"prices" json:"prices,omitempty"`
+
+	// ProblemImages sends the images the task links (SWE-bench Multimodal screenshots):
+	// "off" (default, as mini-swe-agent: the text only), "auto" (image parts for models that
+	// accept images, the image URLs as text for the others), "images" or "urls".
+	ProblemImages string `yaml:"problem_images" json:"problem_images,omitempty"`
+	// SupportsImages overrides the guess "auto" makes from the model name.
+	SupportsImages *bool `yaml:"supports_images" json:"supports_images,omitempty"`
+	// ImageMaxBytes is the largest image sent (default 5 MiB); a larger one goes as its URL.
+	ImageMaxBytes int `yaml:"image_max_bytes" json:"image_max_bytes,omitempty"`
 }
 
 // Options are the run's dependencies of the model layer.
@@ -68,6 +81,11 @@ type Options struct {
 	BackoffBase, BackoffMax time.Duration
 	// MaxRetryAfter caps a server's Retry-After (default 10 minutes).
 	MaxRetryAfter time.Duration
+	// ImageClient downloads the task's images (Config.ProblemImages; default: a client with a
+	// 60 s timeout), and ImageCacheDir keeps them between runs (default:
+	// <user cache dir>/swebench-run/images).
+	ImageClient   *http.Client
+	ImageCacheDir string
 }
 
 func (o *Options) defaults() {

@@ -116,7 +116,7 @@ func TestCostTrackingIgnoreErrorsAndConfigPrices(t *testing.T) {
 func TestBudgetStopsQueries(t *testing.T) {
 	rec, srv := newRecorder(t, respond(200, openAIToolReply))
 	callCost := (1000*2.50 + 1000*1.25 + 100*10.0) / 1e6 // 0.00475 per call
-	budget := NewBudget(1.5 * callCost)
+	budget := NewBudget(2.5 * callCost)                  // two calls fit; a third would not (0.5 calls left)
 	p := testProvider(t, Config{ModelName: "gpt-4o"}, srv.URL, Options{Budget: budget})
 	for i := range 2 {
 		if _, err := queryOnce(t, p, conversation()); err != nil {
@@ -125,8 +125,8 @@ func TestBudgetStopsQueries(t *testing.T) {
 	}
 	_, err := queryOnce(t, p, conversation())
 	var es agent.ExitStatuser
-	if !errors.Is(err, ErrBudgetExhausted) || !errors.Is(err, ErrFatal) || !errors.As(err, &es) || es.ExitStatus() != StatusLimitsExceeded {
-		t.Fatalf("err = %v, want ErrBudgetExhausted, ErrFatal, LimitsExceeded", err)
+	if !errors.Is(err, ErrBudgetExhausted) || !errors.Is(err, ErrFatal) || !errors.As(err, &es) || es.ExitStatus() != StatusRunBudgetExhausted {
+		t.Fatalf("err = %v, want ErrBudgetExhausted, ErrFatal, RunBudgetExhausted", err)
 	}
 	if n := rec.requests(); n != 2 {
 		t.Errorf("server saw %d requests, want 2 (none once the budget is spent)", n)

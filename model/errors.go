@@ -39,7 +39,10 @@ const (
 	StatusInvalidResponse       = "InvalidResponseError"
 	StatusCostTracking          = "CostTrackingError"
 	StatusLimitsExceeded        = "LimitsExceeded"
-	StatusReplayExhausted       = "ReplayExhausted"
+	// StatusRunBudgetExhausted ends an instance cut by a run-wide (or sweep-wide) cost limit. It
+	// is not a model outcome: the next run with budget left runs the instance again from the start.
+	StatusRunBudgetExhausted = "RunBudgetExhausted"
+	StatusReplayExhausted    = "ReplayExhausted"
 )
 
 // APIError is a failed model call, classified. Its text is redacted: it never holds an API key.
@@ -104,18 +107,24 @@ func (e *APIError) Unwrap() []error {
 	return errs
 }
 
-// BudgetError is returned by queries once the run-wide budget is spent. It wraps
-// ErrBudgetExhausted and ErrFatal; its exit status is LimitsExceeded.
+// BudgetError is returned by queries once a run-wide budget admits no further call. It wraps
+// ErrBudgetExhausted and ErrFatal; its exit status is RunBudgetExhausted (not a model outcome).
 type BudgetError struct {
 	Spent, Limit float64
+	Expected     float64 // mean cost per call so far (0: unknown)
+	InFlight     int     // calls in flight when this one was refused
 }
 
 func (e *BudgetError) Error() string {
-	return fmt.Sprintf("run budget exhausted: spent $%.4f of $%.4f; raise the run's cost limit to continue", e.Spent, e.Limit)
+	if e.Spent < e.Limit && e.Expected > 0 {
+		return fmt.Sprintf("run budget exhausted: spent $%.4f of $%.4f, and the $%.4f left does not cover %d more calls at $%.4f each; raise the cost limit to continue",
+			e.Spent, e.Limit, e.Limit-e.Spent, e.InFlight+1, e.Expected)
+	}
+	return fmt.Sprintf("run budget exhausted: spent $%.4f of $%.4f; raise the cost limit to continue", e.Spent, e.Limit)
 }
 
 // ExitStatus implements agent.ExitStatuser.
-func (e *BudgetError) ExitStatus() string { return StatusLimitsExceeded }
+func (e *BudgetError) ExitStatus() string { return StatusRunBudgetExhausted }
 
 // Unwrap returns ErrBudgetExhausted and ErrFatal.
 func (e *BudgetError) Unwrap() []error { return []error{ErrBudgetExhausted, ErrFatal} }

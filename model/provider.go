@@ -41,6 +41,7 @@ type apiProvider struct {
 	ignoreErrors bool
 	budget       *Budget
 	logger       *slog.Logger
+	images       *problemImages // nil: the task goes as text only
 }
 
 // New returns the run's Provider for cfg.
@@ -126,21 +127,24 @@ func New(cfg Config, opts Options) (Provider, error) {
 		return nil, fmt.Errorf("model %q: %w: add it under model.prices (input, output, cache_read, cache_write in USD per million tokens), or set model.cost_tracking: ignore_errors to run with cost 0", cfg.ModelName, ErrUnknownPrice)
 	}
 
+	if p.images, err = newProblemImages(cfg, ep.apiModel, opts); err != nil {
+		return nil, err
+	}
 	cache, err := cacheControl(cfg)
 	if err != nil {
 		return nil, err
 	}
 	var re *regexp.Regexp
-	if ep.textMode {
+	if ep.textMode && !cfg.Mini1 {
 		if re, err = compileActionRegex(cfg.ActionRegex); err != nil {
 			return nil, err
 		}
 	}
 	switch ep.kind {
 	case kindAnthropic:
-		p.wire = &anthropicWire{model: ep.apiModel, kwargs: kwargs, cache: cache, textRe: re}
+		p.wire = &anthropicWire{model: ep.apiModel, kwargs: kwargs, cache: cache, textRe: re, mini1: cfg.Mini1}
 	default:
-		p.wire = &openAIWire{model: ep.apiModel, kwargs: kwargs, cache: cache, textRe: re, openRouter: ep.openRouter}
+		p.wire = &openAIWire{model: ep.apiModel, kwargs: kwargs, cache: cache, textRe: re, openRouter: ep.openRouter, mini1: cfg.Mini1}
 	}
 
 	c := &client{
@@ -219,15 +223,25 @@ func (p *apiProvider) ForInstance(instanceID string) (agent.Model, error) {
 type apiModel struct {
 	p      *apiProvider
 	logger *slog.Logger
+	task   preparedTask // the task message with its images, built once
 }
 
 // Query implements agent.Model.
 func (m *apiModel) Query(ctx context.Context, messages []agent.Message) (agent.Reply, error) {
 	p := m.p
+	if p.images != nil {
+		messages = p.images.prepare(ctx, messages, &m.task)
+	}
 	body, err := p.wire.request(messages)
 	if err != nil {
 		return agent.Reply{}, err
 	}
+	// The call holds its place in the budget until its cost is added (or it failed unbilled).
+	end, err := p.budget.begin()
+	if err != nil {
+		return agent.Reply{}, err
+	}
+	defer end()
 	resp, err := p.client.post(ctx, body, func(r map[string]any) (int, *APIError) {
 		if e := p.wire.validate(r); e != nil {
 			e.Provider = p.ep.provider

@@ -23,7 +23,13 @@ type Stats struct {
 	Seconds    Dist           `json:"duration_seconds"` // per instance, last attempt, queued → end
 	Tokens     Tokens         `json:"tokens"`
 	Failures   []Failure      `json:"infrastructure_failures"`
-	Eval       *EvalStats     `json:"eval,omitempty"`
+	// Unfinished lists the instances whose last attempt was cut by a run-wide budget: neither
+	// resolved nor unresolved, they run again when a run has budget left.
+	Unfinished []string   `json:"unfinished"`
+	Eval       *EvalStats `json:"eval,omitempty"`
+	// FromTrajectories: the directory has no ledger (a mini-swe-agent output directory, 1.x or
+	// 2.x), so the figures come from its trajectories: one attempt each, no times or tokens.
+	FromTrajectories bool `json:"from_trajectories,omitempty"`
 }
 
 // Dist describes a distribution.
@@ -49,7 +55,7 @@ type EvalStats struct {
 	Resolved   int     `json:"resolved"`
 	Unresolved int     `json:"unresolved"`
 	Applied    int     `json:"patch_applied"`
-	Rate       float64 `json:"resolved_rate"` // resolved ÷ instances in the ledger
+	Rate       float64 `json:"resolved_rate"` // resolved ÷ instances in the ledger, unfinished ones left out
 }
 
 // ComputeStats reads dir's ledger and evaluation reports.
@@ -62,7 +68,10 @@ func ComputeStats(dir string) (*Stats, error) {
 		return nil, err
 	}
 	if len(history) == 0 {
-		return nil, fmt.Errorf("%s has no %s: not a swebench-run output directory, or nothing finished yet", dir, LedgerFile)
+		if st, err := statsFromTrajectories(dir); st != nil || err != nil {
+			return st, err
+		}
+		return nil, fmt.Errorf("%s has no %s and no <id>/<id>.traj.json: not an output directory of swebench-run or mini-swe-agent, or nothing finished yet", dir, LedgerFile)
 	}
 	st := &Stats{Dir: dir, Instances: len(history), ByStatus: map[string]int{}, ByCategory: map[string]int{}}
 	var costs, steps, secs []float64
@@ -90,12 +99,46 @@ func ComputeStats(dir string) (*Stats, error) {
 		if last.Queued > 0 && last.End >= last.Queued {
 			secs = append(secs, last.End-last.Queued)
 		}
-		if last.Category == CategoryInfrastructure {
+		switch last.Category {
+		case CategoryInfrastructure:
 			st.Failures = append(st.Failures, Failure{InstanceID: id, ExitStatus: last.ExitStatus, Attempts: len(h), Error: last.Error})
+		case CategoryUnfinished:
+			st.Unfinished = append(st.Unfinished, id)
 		}
 	}
 	st.Cost, st.Steps, st.Seconds = dist(costs), dist(steps), dist(secs)
-	st.Eval, err = evalStats(dir, len(history))
+	st.Eval, err = evalStats(dir, len(history)-len(st.Unfinished))
+	return st, err
+}
+
+// statsFromTrajectories computes the statistics of an output directory without a ledger from
+// its trajectories (mini-swe-agent's layout: <dir>/<id>/<id>.traj.json, any trajectory format);
+// nil when it has none.
+func statsFromTrajectories(dir string) (*Stats, error) {
+	paths, err := filepath.Glob(filepath.Join(dir, "*", "*.traj.json"))
+	if err != nil || len(paths) == 0 {
+		return nil, err
+	}
+	sort.Strings(paths)
+	st := &Stats{Dir: dir, ByStatus: map[string]int{}, ByCategory: map[string]int{}, FromTrajectories: true}
+	var costs, steps []float64
+	for _, p := range paths {
+		t, err := ReadTrajectory(p)
+		if err != nil {
+			return nil, err
+		}
+		st.Instances++
+		st.Attempts++
+		status := t.Info.ExitStatus
+		if status == "" {
+			status = "(none recorded)"
+		}
+		st.ByStatus[status]++
+		costs = append(costs, t.Info.ModelStats.InstanceCost)
+		steps = append(steps, float64(t.Info.ModelStats.APICalls))
+	}
+	st.Cost, st.Steps = dist(costs), dist(steps)
+	st.Eval, err = evalStats(dir, st.Instances)
 	return st, err
 }
 
@@ -175,23 +218,11 @@ func Rebuild(dir string) (int, error) {
 		if last.Category != CategoryModel {
 			continue
 		}
-		p := filepath.Join(dir, id, id+".traj.json")
-		data, err := os.ReadFile(p)
-		if errors.Is(err, fs.ErrNotExist) {
-			return 0, fmt.Errorf("%s is missing; the ledger says %s finished", p, id)
-		}
+		pred, err := predictionFromTrajectory(dir, last)
 		if err != nil {
 			return 0, err
 		}
-		var t struct {
-			Info struct {
-				Submission string `json:"submission"`
-			} `json:"info"`
-		}
-		if err := json.Unmarshal(data, &t); err != nil {
-			return 0, fmt.Errorf("%s: %w", p, err)
-		}
-		preds[id] = Prediction{ModelNameOrPath: last.ModelName, InstanceID: id, ModelPatch: t.Info.Submission}
+		preds[id] = pred
 	}
 	data, err := marshalIndent(preds)
 	if err != nil {
@@ -203,4 +234,27 @@ func Rebuild(dir string) (int, error) {
 	d := &Dir{path: dir, history: history,
 		exitFile: exitStatusesPath(dir)}
 	return len(preds), d.writeExitStatuses()
+}
+
+// predictionFromTrajectory is the prediction of a finished attempt: the submission its
+// trajectory recorded.
+func predictionFromTrajectory(dir string, last Record) (Prediction, error) {
+	id := last.InstanceID
+	p := filepath.Join(dir, id, id+".traj.json")
+	data, err := os.ReadFile(p)
+	if errors.Is(err, fs.ErrNotExist) {
+		return Prediction{}, fmt.Errorf("%s is missing; the ledger says %s finished", p, id)
+	}
+	if err != nil {
+		return Prediction{}, err
+	}
+	var t struct {
+		Info struct {
+			Submission string `json:"submission"`
+		} `json:"info"`
+	}
+	if err := json.Unmarshal(data, &t); err != nil {
+		return Prediction{}, fmt.Errorf("%s: %w", p, err)
+	}
+	return Prediction{ModelNameOrPath: last.ModelName, InstanceID: id, ModelPatch: t.Info.Submission}, nil
 }

@@ -41,7 +41,7 @@ type Options struct {
 	Limits        dockerenv.Limits
 	// Resume says which earlier outcomes to repeat.
 	Resume Resume
-	// Budget is the run-wide cost limit: no instance starts once it is exhausted.
+	// Budget is the run-wide cost limit: no instance starts once it admits no further model call.
 	Budget   interface{ Exhausted() bool }
 	Progress Progress
 	Logger   *slog.Logger
@@ -63,7 +63,10 @@ type Summary struct {
 	Cost        float64        `json:"cost"`
 	Interrupted bool           `json:"interrupted"`
 	Failed      int            `json:"failed"` // instances that ended with an infrastructure failure
-	// BudgetExhausted: the run-wide cost limit stopped the run before every instance started.
+	// Unfinished instances were cut by the run-wide budget: they run again, from the start, when
+	// a run has budget left.
+	Unfinished int `json:"unfinished"`
+	// BudgetExhausted: the run-wide cost limit stopped the run before every instance finished.
 	BudgetExhausted bool `json:"budget_exhausted"`
 }
 
@@ -92,9 +95,13 @@ var infrastructureStatuses = map[string]bool{
 	"RateLimitRetriesFailed": true,
 }
 
-// Category classifies an exit status as a model outcome or an infrastructure failure.
+// Category classifies an exit status as a model outcome, an infrastructure failure, or
+// unfinished (cut by a run-wide budget).
 func Category(status string) string {
-	if infrastructureStatuses[status] {
+	switch {
+	case status == model.StatusRunBudgetExhausted:
+		return results.CategoryUnfinished
+	case infrastructureStatuses[status]:
 		return results.CategoryInfrastructure
 	}
 	return results.CategoryModel
@@ -109,7 +116,7 @@ type Resume struct {
 
 // Pending splits insts into those to run and the number skipped because their last attempt is
 // final: a model outcome (unless RetryFailed and not Submitted), or an infrastructure failure
-// that used up its attempts.
+// that used up its attempts. An unfinished attempt (cut by a run-wide budget) always runs again.
 func Pending(insts []dataset.Instance, history map[string][]results.Record, r Resume) ([]dataset.Instance, int) {
 	if r.RedoExisting {
 		return insts, 0
@@ -123,9 +130,15 @@ func Pending(insts []dataset.Instance, history map[string][]results.Record, r Re
 		h := history[inst.InstanceID]
 		if len(h) > 0 {
 			last := h[len(h)-1]
-			final := last.Category != results.CategoryInfrastructure
-			rerun := final && r.RetryFailed && last.ExitStatus != agent.StatusSubmitted ||
-				!final && attemptsSinceFinal(h) < r.MaxAttempts
+			var rerun bool
+			switch last.Category {
+			case results.CategoryUnfinished:
+				rerun = true
+			case results.CategoryInfrastructure:
+				rerun = attemptsSinceFinal(h) < r.MaxAttempts
+			default:
+				rerun = r.RetryFailed && last.ExitStatus != agent.StatusSubmitted
+			}
 			if !rerun {
 				skipped++
 				continue
@@ -136,12 +149,15 @@ func Pending(insts []dataset.Instance, history map[string][]results.Record, r Re
 	return todo, skipped
 }
 
-// attemptsSinceFinal counts the infrastructure failures at the end of h, so that a
-// --redo-existing or --retry-failed rerun gets its own attempts.
+// attemptsSinceFinal counts the infrastructure failures since the last model outcome, so that a
+// --redo-existing or --retry-failed rerun gets its own attempts. Unfinished attempts (cut by a
+// budget) do not count.
 func attemptsSinceFinal(h []results.Record) int {
 	n := 0
-	for i := len(h) - 1; i >= 0 && h[i].Category == results.CategoryInfrastructure; i-- {
-		n++
+	for i := len(h) - 1; i >= 0 && h[i].Category != results.CategoryModel; i-- {
+		if h[i].Category == results.CategoryInfrastructure {
+			n++
+		}
 	}
 	return n
 }
@@ -235,8 +251,12 @@ loop:
 			sum.Ran++
 			sum.ByStatus[rec.ExitStatus]++
 			sum.Cost += rec.Cost
-			if rec.Category == results.CategoryInfrastructure {
+			switch rec.Category {
+			case results.CategoryInfrastructure:
 				sum.Failed++
+			case results.CategoryUnfinished:
+				sum.Unfinished++
+				sum.BudgetExhausted = true
 			}
 			mu.Unlock()
 			opts.Progress.Event(Event{Instance: inst.InstanceID, Phase: PhaseDone, ExitStatus: rec.ExitStatus, Cost: rec.Cost})
@@ -291,6 +311,10 @@ func runInstance(ctx context.Context, inst dataset.Instance, attempt int, queued
 	info := &results.RunInfo{Version: opts.Version, RunID: opts.RunID, Attempt: attempt}
 	traj := &results.Trajectory{InstanceID: id, TrajectoryFormat: results.TrajectoryFormat,
 		Info: results.TrajectoryInfo{Config: opts.Config.Dump(), SwebenchRun: info}}
+	mini1 := opts.Config.Layout == configs.LayoutV1
+	if mini1 { // a 1.x config runs as 1.x did and is recorded as 1.x recorded it
+		traj.TrajectoryFormat, traj.Info.MiniVersion = results.TrajectoryFormatV1, configs.MiniVersionV1
+	}
 
 	// finish records the attempt; a trajectory is written even when no container ever started.
 	var engine *dockerenv.Engine
@@ -315,6 +339,16 @@ func runInstance(ctx context.Context, inst dataset.Instance, attempt int, queued
 			rec.Tokens = tokens(res.Stats.Usage)
 			rec.PatchBytes = len(res.Submission)
 			fillTrajectory(traj, *res)
+			if res.ExitStatus != "" { // 1.x: the exit is not a message
+				traj.Info.ExitStatus, traj.Info.Submission = res.ExitStatus, res.Submission
+			}
+			if res.ExceptionStr != "" {
+				traj.Info.ExceptionStr, traj.Info.Traceback = res.ExceptionStr, res.Traceback
+			}
+		} else if mini1 {
+			traj.Messages = []map[string]any{}
+			traj.Info.ExitStatus = status
+			traj.Info.ExceptionStr = cause.Error()
 		} else {
 			traj.Messages = []map[string]any{{"role": "exit", "content": cause.Error(),
 				"extra": map[string]any{"exit_status": status, "submission": "", "exception_str": cause.Error()}}}
@@ -453,7 +487,7 @@ func fillTrajectory(t *results.Trajectory, res agent.Result) {
 	}
 	t.Info.ModelStats = results.ModelStats{InstanceCost: res.Stats.Cost, APICalls: res.Stats.APICalls}
 	if n := len(res.Messages); n > 0 {
-		extra := res.Messages[n-1].Extra()
+		extra, _ := res.Messages[n-1]["extra"].(map[string]any) // read only: 1.x messages have none
 		t.Info.ExitStatus, _ = extra["exit_status"].(string)
 		t.Info.Submission, _ = extra["submission"].(string)
 		t.Info.ExceptionStr, _ = extra["exception_str"].(string)

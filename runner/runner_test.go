@@ -9,21 +9,29 @@ import (
 	"github.com/swebench-run/swebench-run/agent"
 	"github.com/swebench-run/swebench-run/dataset"
 	"github.com/swebench-run/swebench-run/dockerenv"
+	"github.com/swebench-run/swebench-run/model"
 	"github.com/swebench-run/swebench-run/results"
 )
 
 func TestPending(t *testing.T) {
-	insts := []dataset.Instance{{InstanceID: "new"}, {InstanceID: "sub"}, {InstanceID: "lim"}, {InstanceID: "infra1"}, {InstanceID: "infra3"}, {InstanceID: "redo-infra"}}
+	insts := []dataset.Instance{{InstanceID: "new"}, {InstanceID: "sub"}, {InstanceID: "lim"}, {InstanceID: "infra1"}, {InstanceID: "infra3"}, {InstanceID: "redo-infra"},
+		{InstanceID: "cut"}, {InstanceID: "cut-often"}, {InstanceID: "infra2-cut"}}
 	rec := func(status, cat string) results.Record {
 		return results.Record{ExitStatus: status, Category: cat}
 	}
 	infra := rec("ContainerDied", results.CategoryInfrastructure)
+	cut := rec(model.StatusRunBudgetExhausted, results.CategoryUnfinished)
 	history := map[string][]results.Record{
 		"sub":        {rec("Submitted", results.CategoryModel)},
 		"lim":        {rec("LimitsExceeded", results.CategoryModel)},
 		"infra1":     {infra},
 		"infra3":     {infra, infra, infra},
 		"redo-infra": {infra, infra, infra, rec("Submitted", results.CategoryModel), infra},
+		// Cut by the run-wide budget: unfinished, run again whatever the attempts, and not
+		// counted as attempts.
+		"cut":        {cut},
+		"cut-often":  {cut, cut, cut, cut},
+		"infra2-cut": {infra, infra, cut},
 	}
 	tests := []struct {
 		name        string
@@ -31,10 +39,10 @@ func TestPending(t *testing.T) {
 		want        string
 		wantSkipped int
 	}{
-		{"default", Resume{}, "new,infra1,redo-infra", 3},
-		{"retry failed", Resume{RetryFailed: true}, "new,lim,infra1,redo-infra", 2},
-		{"redo existing", Resume{RedoExisting: true}, "new,sub,lim,infra1,infra3,redo-infra", 0},
-		{"one attempt", Resume{MaxAttempts: 1}, "new", 5},
+		{"default", Resume{}, "new,infra1,redo-infra,cut,cut-often,infra2-cut", 3},
+		{"retry failed", Resume{RetryFailed: true}, "new,lim,infra1,redo-infra,cut,cut-often,infra2-cut", 2},
+		{"redo existing", Resume{RedoExisting: true}, "new,sub,lim,infra1,infra3,redo-infra,cut,cut-often,infra2-cut", 0},
+		{"one attempt", Resume{MaxAttempts: 1}, "new,cut,cut-often,infra2-cut", 5},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -54,7 +62,8 @@ func TestCategory(t *testing.T) {
 	for status, want := range map[string]string{
 		"Submitted": results.CategoryModel, "LimitsExceeded": results.CategoryModel, "RepeatedAction": results.CategoryModel,
 		"ContainerDied": results.CategoryInfrastructure, StatusImageUnavailable: results.CategoryInfrastructure,
-		"Interrupted": results.CategoryInfrastructure,
+		"Interrupted":                  results.CategoryInfrastructure,
+		model.StatusRunBudgetExhausted: results.CategoryUnfinished,
 	} {
 		if got := Category(status); got != want {
 			t.Errorf("Category(%s) = %s, want %s", status, got, want)
