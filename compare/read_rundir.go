@@ -105,6 +105,15 @@ func readRunDir(dir, evalDir string, opts ReadOptions) (*Run, error) {
 			m[id] = &Instance{Verdict: v}
 		}
 	}
+	for id, v := range lists {
+		if _, ok := m[id]; !ok {
+			in := &Instance{Verdict: v, Detail: rep.reason(id)}
+			if v == NotSubmitted {
+				in.Detail = "no prediction"
+			}
+			m[id] = in
+		}
+	}
 	if notEvaluated > 0 && !evaluated && !opts.AllowUnevaluated {
 		return nil, fmt.Errorf("input %s: the run is not evaluated (no %s/<id>/report.json, no run report); evaluate it with `swebench-run eval --predictions %s --split …` into that folder, or run with --eval", dir, evalDir, filepath.Join(dir, results.PredsFile))
 	}

@@ -170,6 +170,8 @@ func writePairText(w io.Writer, pr Pair, res *Result) {
 	writeIDs(w, "newly resolved", pr.Newly)
 	writeIDs(w, "regressed", pr.Regressed)
 	writeIDs(w, "flaky", pr.Flaky)
+	writeIDs(w, "covered by "+pr.A+" only", pr.AOnly)
+	writeIDs(w, "covered by "+pr.B+" only", pr.BOnly)
 	if len(pr.Repos) > 1 {
 		fmt.Fprintln(w, "  by repository")
 		tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
