@@ -361,6 +361,8 @@ func TestReadRunDir(t *testing.T) {
 	rep := eval.BuildRunReport(nil, nil, nil)
 	rep.ErrorIDs, rep.ErrorReasons = []string{"sympy__sympy-4"}, map[string]string{"sympy__sympy-4": "patch_apply_failed: hunk 1 failed"}
 	rep.ResolvedIDs, rep.UnresolvedIDs, rep.EmptyPatchIDs = []string{"django__django-1"}, []string{"django__django-2"}, []string{"sympy__sympy-3"}
+	// An instance of the evaluated selection the ledger has no record of.
+	rep.IncompleteIDs = []string{"astropy__astropy-8"}
 	if _, err := eval.WriteRunReport(filepath.Join(rd.path, "eval"), rd.model, rd.runID, rep); err != nil {
 		t.Fatal(err)
 	}
@@ -380,6 +382,7 @@ func TestReadRunDir(t *testing.T) {
 		"sympy__sympy-5":     {NotSubmitted, "unfinished: ContainerDied"},
 		"astropy__astropy-6": {NotSubmitted, "unfinished: RunBudgetExhausted"},
 		"astropy__astropy-7": {NotSubmitted, "not evaluated"},
+		"astropy__astropy-8": {NotSubmitted, "no prediction"},
 	}
 	if len(r.Instances) != len(want) {
 		t.Errorf("%d instances, want %d", len(r.Instances), len(want))
