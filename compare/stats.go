@@ -180,3 +180,18 @@ func median(v []float64) float64 {
 	sort.Float64s(s)
 	return quantile(s, 0.5)
 }
+
+// WilsonCI returns Wilson's score interval for a proportion of k successes in n trials at the
+// given confidence level (0.95): the resolved rate of a single run. With n = 0 it returns NaN, NaN.
+func WilsonCI(k, n int, level float64) (lo, hi float64) {
+	if n <= 0 {
+		return math.NaN(), math.NaN()
+	}
+	z := zFor(level)
+	p := float64(k) / float64(n)
+	nn := float64(n)
+	den := 1 + z*z/nn
+	mid := (p + z*z/(2*nn)) / den
+	half := z / den * math.Sqrt(p*(1-p)/nn+z*z/(4*nn*nn))
+	return math.Max(0, mid-half), math.Min(1, mid+half)
+}

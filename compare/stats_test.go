@@ -269,3 +269,26 @@ func TestFormatting(t *testing.T) {
 		}
 	}
 }
+
+// Wilson's interval against values computed by hand from the closed form (0 of 10 is the
+// textbook [0, 0.2775]).
+func TestWilsonCI(t *testing.T) {
+	tests := []struct {
+		k, n   int
+		lo, hi float64
+	}{
+		{6, 23, 0.125486, 0.464700},
+		{0, 10, 0, 0.277533},
+		{10, 10, 0.722467, 1},
+		{250, 500, 0.456341, 0.543659},
+	}
+	for _, tt := range tests {
+		lo, hi := WilsonCI(tt.k, tt.n, 0.95)
+		if math.Abs(lo-tt.lo) > 1e-6 || math.Abs(hi-tt.hi) > 1e-6 {
+			t.Errorf("WilsonCI(%d, %d) = [%.6f, %.6f], want [%.6f, %.6f]", tt.k, tt.n, lo, hi, tt.lo, tt.hi)
+		}
+	}
+	if lo, hi := WilsonCI(0, 0, 0.95); !math.IsNaN(lo) || !math.IsNaN(hi) {
+		t.Errorf("WilsonCI(0, 0) = [%g, %g], want NaN", lo, hi)
+	}
+}
