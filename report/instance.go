@@ -394,4 +394,3 @@ func fileSize(p string) int {
 	}
 	return int(fi.Size())
 }
-
