@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"math"
 	"strconv"
+	"strings"
 
 	"github.com/swebench-run/swebench-run/compare"
 	"github.com/swebench-run/swebench-run/results"
@@ -127,7 +128,7 @@ const (
 // summary builds the summary; search, when known, describes the index written beside it.
 func (r *Report) summary(search *searchInfo) *summary {
 	s := &summary{Version: SummaryVersion, Title: r.title(), Generated: r.generated.UTC().Format("2006-01-02 15:04 MST"),
-		Tool: "swebench-run " + r.opts.Version, Live: r.opts.Live, IDs: r.ids, Flaky: []int{}, Warnings: []string{},
+		Tool: strings.TrimSpace("swebench-run " + r.opts.Version), Live: r.opts.Live, IDs: r.ids, Flaky: []int{}, Warnings: []string{},
 		Trend: r.trend, Problems: len(r.problems) > 0, Search: search}
 	res := *r.res
 	res.Rows = nil

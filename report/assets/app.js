@@ -758,6 +758,8 @@
   }
   function filterRows(f, match) {
     const ql = f.q.trim().toLowerCase();
+    // A query without spaces that is part of instance ids finds those instances only.
+    const idOnly = ql !== '' && !/\s/.test(ql) && S.ids.some((id) => id.toLowerCase().includes(ql));
     const out = [];
     for (const row of D.rows) {
       const [r, i] = row;
@@ -776,7 +778,7 @@
         if (f.flip === 'up' && fl !== 1 && fl !== 2) continue;
         if (f.flip === 'down' && fl !== -1 && fl !== 2) continue;
       }
-      if (ql && !(S.ids[i].toLowerCase().includes(ql) || (match && match(r, i)))) continue;
+      if (ql && !(S.ids[i].toLowerCase().includes(ql) || (!idOnly && match && match(r, i)))) continue;
       out.push(row);
     }
     return out;
@@ -1040,7 +1042,9 @@
     card.appendChild(h('div', { class: 'big' }, h('span', { class: 'diffnum ' + (diff > 0 ? 'pos' : diff < 0 ? 'neg' : ''), 'data-k': 'difference', text: diff !== undefined ? fmtPts(diff) + ' points' : 'n/a' }),
       p.ci_low !== undefined ? h('span', { class: 'ci', text: fmtPct(S.compare.confidence_level, 0) + ' CI [' + fmtPts(p.ci_low) + ', ' + fmtPts(p.ci_high) + '] · McNemar p = ' + fmtP(p.mcnemar_p) }) : null,
       p.bootstrap ? h('span', { class: 'ci', text: 'bootstrap CI [' + fmtPts(p.bootstrap.ci_low) + ', ' + fmtPts(p.bootstrap.ci_high) + '], seed ' + p.bootstrap.seed }) : null));
-    card.appendChild(kv([
+    const body = h('div', { class: 'pair-body' });
+    card.appendChild(body);
+    body.appendChild(kv([
       ['Common instances', fmtInt(p.common), 'common'],
       [p.a + ' resolved', (+p.resolved_a.toFixed(2)) + ' (' + fmtPct(p.rate_a) + ')', 'resolved-a'],
       [p.b + ' resolved', (+p.resolved_b.toFixed(2)) + ' (' + fmtPct(p.rate_b) + ')', 'resolved-b'],
@@ -1050,7 +1054,7 @@
     ]));
     const ids = (list, cls, title, key) => h('div', null, h('h3', null, h('span', { class: cls, text: title }), ' ', h('span', { class: 'hint', 'data-k': key, text: '(' + list.length + ')' })),
       list.length ? h('div', { class: 'idlist' }, list.slice(0, 400).map((id) => h('a', { href: instHref(id, S.inputs[kb].runs[0], { vs: String(S.inputs[ka].runs[0]) }), text: id }))) : h('p', { class: 'empty-note', text: 'none' }));
-    card.appendChild(h('div', { style: { marginTop: '12px' } }, ids(p.newly_resolved, 'pos', '▲ Newly resolved by ' + p.b, 'newly'), ids(p.regressed, 'neg', '▼ Regressed in ' + p.b, 'regressed')));
+    body.appendChild(h('div', null, ids(p.newly_resolved, 'pos', '▲ Newly resolved by ' + p.b, 'newly'), ids(p.regressed, 'neg', '▼ Regressed in ' + p.b, 'regressed')));
     if (p.repos && p.repos.length > 1) {
       const t = h('table', null, h('thead', null, h('tr', null, ['repository', 'common', p.a, p.b, '▲', '▼'].map((x, j) => h('th', { class: j ? 'num' : '', text: x })))),
         h('tbody', null, p.repos.map((r) => h('tr', null, h('td', { text: r.repo }), h('td', { class: 'num', text: fmtInt(r.common) }), h('td', { class: 'num', text: +r.resolved_a.toFixed(2) }), h('td', { class: 'num', text: +r.resolved_b.toFixed(2) }),

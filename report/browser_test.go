@@ -1,0 +1,163 @@
+package report_test
+
+import (
+	"context"
+	"strconv"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/swebench-run/swebench-run/compare"
+	"github.com/swebench-run/swebench-run/dataset"
+	"github.com/swebench-run/swebench-run/internal/browsertest"
+	"github.com/swebench-run/swebench-run/internal/testenv"
+	"github.com/swebench-run/swebench-run/report"
+	"github.com/swebench-run/swebench-run/report/reporttest"
+	"github.com/swebench-run/swebench-run/results"
+)
+
+// fixtureRun is the real mini-swe-agent run on SWE-bench Lite dev with its harness logs.
+func fixtureRun(t *testing.T) (out, logs, split string) {
+	t.Helper()
+	return testenv.Fixtures(t, "runs", "deepseek-chat-lite-dev", "output"),
+		testenv.Fixtures(t, "runs", "deepseek-chat-lite-dev", "eval-logs"),
+		testenv.Fixtures(t, "datasets", "SWE-bench_Lite.dev.parquet")
+}
+
+func problems(t *testing.T, split string) map[string]string {
+	t.Helper()
+	loaded, err := dataset.Load(context.Background(), split, dataset.LoadOptions{Offline: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]string{}
+	for _, in := range loaded.Instances {
+		out[in.InstanceID] = in.ProblemStatement
+	}
+	return out
+}
+
+// The static report of the fixture mini-swe-agent run, opened from file:// in Chromium: no
+// console errors; the overview's figures equal compare's and stats'; a word only one trajectory
+// holds finds that instance; a filter and a sort work; an instance page shows the diff and the
+// per-test verdicts of report.json; the compare page says one input has nothing to compare. A
+// screenshot of each page is kept.
+func TestReportFixtureInBrowser(t *testing.T) {
+	out, logs, split := fixtureRun(t)
+	b := browsertest.Start(t)
+	srcs := []compare.Source{{Path: out, EvalLogs: logs}}
+	rep, err := report.Load(context.Background(), srcs, report.Options{Dataset: split, Version: "test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	site := filepath.Join(t.TempDir(), "site")
+	st, err := rep.Write(context.Background(), site)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("report: %d files, %d bytes, %d instance files (%d bytes), index %d bytes in %d shards",
+		st.Files, st.Bytes, st.InstanceFiles, st.InstanceBytes, st.IndexBytes, st.IndexShards)
+	runs, err := compare.ReadAll(srcs, compare.ReadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := compare.Compare(runs, compare.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	stats, err := results.ComputeStats(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	p := reporttest.OpenOverview(t, b, "file://"+filepath.Join(site, "index.html"))
+	reporttest.CheckOverview(t, p, res)
+	reporttest.CheckStats(t, p, 0, stats)
+	p.Screenshot("overview")
+
+	trajs := reporttest.Trajectories(t, out)
+	word, id := reporttest.UniqueWord(t, trajs, problems(t, split))
+	t.Logf("searching %q, only in the trajectory of %s", word, id)
+	reporttest.CheckSearchUnique(t, p, word, id)
+	p.Screenshot("search")
+	// The problem statement is searchable too: a word of one problem's title.
+	if got := reporttest.Search(t, p, "fuentes"); len(got) != 1 || got[0] != "pvlib__pvlib-python-1072" {
+		t.Errorf("searching fuentes finds %v, want [pvlib__pvlib-python-1072]", got)
+	}
+	if got := reporttest.Search(t, p, "astroid-19"); len(got) != 1 || got[0] != "pylint-dev__astroid-1978" {
+		t.Errorf("searching an id part finds %v", got)
+	}
+
+	reporttest.CheckFilterAndSort(t, p, "R", int(res.Inputs[0].Resolved))
+	p.Screenshot("instances")
+
+	const inst = "marshmallow-code__marshmallow-1343"
+	reporttest.CheckInstance(t, p, inst, 0, filepath.Join(logs, inst, "report.json"), reporttest.Patch(t, filepath.Join(out, "preds.json"), inst))
+	p.Screenshot("instance")
+	// An unresolved instance: failing tests are listed as failures.
+	const failed = "pvlib__pvlib-python-1072"
+	reporttest.CheckInstance(t, p, failed, 0, filepath.Join(logs, failed, "report.json"), reporttest.Patch(t, filepath.Join(out, "preds.json"), failed))
+
+	reporttest.Goto(t, p, "#/compare", `document.querySelector('h1') && document.querySelector('h1').textContent === 'Compare'`, "the compare page")
+	p.Screenshot("compare")
+	reporttest.NoConsoleErrors(t, p)
+}
+
+// Two inputs: the fixture run against a harness run report of another model on the same split.
+// The compare page lists the flips compare finds, and an instance opens side by side.
+func TestReportCompareInBrowser(t *testing.T) {
+	out, logs, split := fixtureRun(t)
+	reports := testenv.Fixtures(t, "runs", "deepseek-chat-lite-dev", "summary-reports")
+	matches, _ := filepath.Glob(filepath.Join(reports, "*.json"))
+	if len(matches) == 0 {
+		t.Fatal("no summary reports in the fixture")
+	}
+	b := browsertest.Start(t)
+	srcs := []compare.Source{{Label: "deepseek", Path: out, EvalLogs: logs}, {Label: "other", Path: matches[0]}, {Label: "mini-again", Path: out, EvalLogs: logs}}
+	rep, err := report.Load(context.Background(), srcs, report.Options{Dataset: split, Baseline: "deepseek"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	site := filepath.Join(t.TempDir(), "site")
+	if _, err := rep.Write(context.Background(), site); err != nil {
+		t.Fatal(err)
+	}
+	runs, _ := compare.ReadAll(srcs, compare.ReadOptions{})
+	res, err := compare.Compare(runs, compare.Options{Baseline: "deepseek"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := reporttest.OpenOverview(t, b, "file://"+filepath.Join(site, "index.html"))
+	reporttest.CheckOverview(t, p, res)
+	p.Screenshot("overview")
+	reporttest.Goto(t, p, "#/compare", `document.querySelector('.pair')`, "the compare page")
+	for n, pr := range res.Pairs {
+		sel := `document.querySelector('.pair[data-pair="` + strconv.Itoa(n) + `"] [data-k="%s"]').textContent`
+		reporttest.Equal(t, pr.B+" newly resolved", browsertest.Eval[string](p, strings.Replace(sel, "%s", "newly", 1)), float64(len(pr.Newly)), 1)
+		reporttest.Equal(t, pr.B+" regressed", browsertest.Eval[string](p, strings.Replace(sel, "%s", "regressed", 1)), float64(len(pr.Regressed)), 1)
+		if pr.Difference != nil {
+			reporttest.Equal(t, pr.B+" difference", browsertest.Eval[string](p, strings.Replace(sel, "%s", "difference", 1)), *pr.Difference, 100)
+		}
+	}
+	disagree := 0
+	for _, row := range res.Rows {
+		seen := map[bool]bool{}
+		for _, vs := range row.Verdicts {
+			for _, v := range vs {
+				if v.Covered() {
+					seen[v == compare.Resolved] = true
+				}
+			}
+		}
+		if len(seen) == 2 {
+			disagree++
+		}
+	}
+	reporttest.Equal(t, "matrix rows", browsertest.Eval[string](p, `document.querySelector('[data-k="matrix-rows"]').textContent`), float64(disagree), 1)
+	p.Screenshot("compare")
+	// Side by side: the same instance in two runs.
+	reporttest.Goto(t, p, "#/i/pvlib__pvlib-python-1072?r=0&vs=2", `document.querySelectorAll('.pane #trajectory').length === 2`, "two panes")
+	p.Screenshot("side-by-side")
+	reporttest.NoConsoleErrors(t, p)
+}
+
