@@ -88,7 +88,7 @@ func TestReportFixtureInBrowser(t *testing.T) {
 		t.Errorf("searching an id part finds %v", got)
 	}
 
-	reporttest.CheckFilterAndSort(t, p, "R", int(res.Inputs[0].Resolved))
+	reporttest.CheckFilterAndSort(t, p, "R", int(res.Inputs[0].Resolved), "cost")
 	p.Screenshot("instances")
 
 	const inst = "marshmallow-code__marshmallow-1343"

@@ -146,7 +146,8 @@ func (rd *runData) locate() error {
 		if rd.Kind == compare.KindRunDir && rd.src.EvalLogs != "" {
 			rd.evalDir = rd.src.EvalLogs
 		}
-		if _, err := os.Stat(filepath.Join(rd.Path, results.LedgerFile)); err == nil {
+		// A run that has just started has an empty ledger: no statistics yet.
+		if history, _, err := results.ReadLedger(rd.Path); err == nil && len(history) > 0 {
 			st, err := results.ComputeStats(rd.Path)
 			if err != nil {
 				return fmt.Errorf("input %s: %w", rd.Path, err)

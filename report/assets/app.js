@@ -842,8 +842,9 @@
     let vs = params.get('vs') !== null && params.get('vs') !== '' ? parseInt(params.get('vs'), 10) : -1;
     if (!(vs >= 0 && vs < S.runs.length) || S.runs[vs].cells.v[i] === '.' || vs === r) vs = -1;
     // prev/next within the last list
-    const list = listState.rows.length ? listState.rows : D.rows;
-    const pos = list.findIndex(([rr, ii]) => ii === i && rr === r);
+    let list = listState.rows.length ? listState.rows : D.rows;
+    let pos = list.findIndex(([rr, ii]) => ii === i && rr === r);
+    if (pos < 0) { list = D.rows; pos = list.findIndex(([rr, ii]) => ii === i && rr === r); }
     const prev = pos > 0 ? list[pos - 1] : null, next = pos >= 0 && pos + 1 < list.length ? list[pos + 1] : null;
     current.prev = prev; current.next = next;
     main.appendChild(h('div', { class: 'inst-head' },

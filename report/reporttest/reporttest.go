@@ -266,8 +266,9 @@ func CheckSearchUnique(t *testing.T, p *browsertest.Page, word, id string) {
 }
 
 // CheckFilterAndSort filters the table by verdict (the letter: R, U, …) and expects want rows, all
-// with that verdict; then sorts by cost (when shown) or steps, descending, and checks the order.
-func CheckFilterAndSort(t *testing.T, p *browsertest.Page, verdict string, want int) {
+// with that verdict; then sorts by key (cost, steps or time) with a click on its header,
+// descending, and checks the order.
+func CheckFilterAndSort(t *testing.T, p *browsertest.Page, verdict string, want int, key string) {
 	t.Helper()
 	Goto(t, p, "#/instances?verdict="+verdict, `document.getElementById('shown-count')`, "the filtered table")
 	rows := Rows(t, p)
@@ -280,11 +281,7 @@ func CheckFilterAndSort(t *testing.T, p *browsertest.Page, verdict string, want 
 			t.Errorf("filter verdict=%s shows a row with badge %q", verdict, b)
 		}
 	}
-	// Sort: click the header (cost when the table has it, else steps); the first click sorts descending.
-	key := "cost"
-	if !browsertest.Eval[bool](p, `!!document.querySelector('th[data-sort="cost"]')`) {
-		key = "steps"
-	}
+	// Sort: a click on the header; the first click sorts numbers descending.
 	Goto(t, p, "#/instances", `document.getElementById('shown-count') && document.querySelector('th[data-sort="`+key+`"]')`, "the table")
 	browsertest.Eval[bool](p, `document.querySelector('th[data-sort="`+key+`"]').click(), true`)
 	p.WaitFor(`location.hash.includes('sort=`+key+`') && document.querySelector('th.sorted[data-sort="`+key+`"]')`, "sorting by "+key, Wait)
