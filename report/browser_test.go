@@ -2,8 +2,8 @@ package report_test
 
 import (
 	"context"
-	"strconv"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -160,4 +160,3 @@ func TestReportCompareInBrowser(t *testing.T) {
 	p.Screenshot("side-by-side")
 	reporttest.NoConsoleErrors(t, p)
 }
-

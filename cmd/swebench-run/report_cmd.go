@@ -28,7 +28,7 @@ func (f *reportInputFlags) register(cmd *cobra.Command) {
 	fs.StringVar(&f.baseline, "baseline", "", "the reference input (its label, path, sweep folder or sweep name): flips and the gate are against it")
 	fs.StringVar(&f.historyFile, "history", "", "history file (history.jsonl) of nightly sweeps: the overview draws the trend, and instances that changed between nights are flaky")
 	fs.IntVar(&f.historyNights, "history-nights", 30, "nights of each variant in the trend (0: all)")
-	fs.StringVar(&f.split, "split", "", "dataset of the problem statements, for inputs that do not name theirs (run.json does; read from the local cache only)")
+	fs.StringVar(&f.split, "split", "", "dataset of the problem statements (as run's --split), for inputs whose run.json names none or one not on this machine (run.json's are read from the local cache only)")
 	fs.StringVar(&f.title, "title", "", "the report's title (default: the inputs' names)")
 	fs.BoolVar(&f.allowUnevaluated, "allow-unevaluated", false, "read run directories without an evaluation (their instances are not submitted)")
 	metavar(fs, "eval-logs", "[INPUT=]DIR")

@@ -63,6 +63,7 @@ Ctrl-C stops it.`,
 	metavar(fs, "addr", "IP")
 	metavar(fs, "port", "N")
 	f.register(cmd)
+	_ = fs.MarkHidden("allow-unevaluated") // view reads runs in progress anyway
 	flagGroup(fs, "Server", "addr", "port", "title")
 	return cmd
 }
