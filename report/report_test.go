@@ -47,7 +47,7 @@ func TestRedactorValue(t *testing.T) {
 	got := r.Value(in).(map[string]any)
 	kw := got["model"].(map[string]any)["model_kwargs"].(map[string]any)
 	tests := []struct {
-		name     string
+		name      string
 		got, want any
 	}{
 		{"api_key", kw["api_key"], Redacted},
