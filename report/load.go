@@ -43,6 +43,8 @@ type Options struct {
 	Redactor *Redactor
 	// Now stamps the report (default time.Now).
 	Now func() time.Time
+
+	problems map[string]string // read before (view): not read again
 }
 
 // Report is everything read from the inputs: the runs, their comparison, and where each run keeps
@@ -133,7 +135,11 @@ func Load(ctx context.Context, srcs []compare.Source, opts Options) (*Report, er
 	if next != len(runs) {
 		return nil, fmt.Errorf("report: %d runs read but only %d matched their inputs", len(runs), next)
 	}
-	r.problems = r.loadProblems(ctx)
+	if opts.problems != nil {
+		r.problems = opts.problems
+	} else {
+		r.problems = r.loadProblems(ctx)
+	}
 	return r, nil
 }
 
@@ -252,12 +258,11 @@ func (r *Report) loadProblems(ctx context.Context) map[string]string {
 			}
 			continue
 		}
+		// Every row, not only the instances known now: view keeps them while a run adds instances.
 		for k := range loaded.Instances {
 			in := &loaded.Instances[k]
-			if _, known := r.index[in.InstanceID]; known {
-				if _, done := out[in.InstanceID]; !done {
-					out[in.InstanceID] = in.ProblemStatement
-				}
+			if _, done := out[in.InstanceID]; !done {
+				out[in.InstanceID] = in.ProblemStatement
 			}
 		}
 	}

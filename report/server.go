@@ -31,10 +31,12 @@ type Server struct {
 	MaxAge time.Duration
 	Log    *slog.Logger
 
-	mu      sync.Mutex
-	rep     *Report
-	loaded  time.Time
-	loadErr error
+	mu       sync.Mutex
+	rep      *Report
+	loaded   time.Time
+	loadTook time.Duration
+	loadErr  error
+	problems map[string]string // kept across reloads: datasets do not change under a server
 
 	ixMu  sync.Mutex
 	ix    *index
@@ -61,10 +63,15 @@ func (s *Server) Load(ctx context.Context) error {
 func (s *Server) report(ctx context.Context, force bool) (*Report, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if !force && s.rep != nil && time.Since(s.loaded) < s.MaxAge {
+	// Reading a large input takes a while: read again at most every MaxAge, and never spend
+	// more than a fifth of the time reading.
+	if !force && s.rep != nil && time.Since(s.loaded) < max(s.MaxAge, 5*s.loadTook) {
 		return s.rep, nil
 	}
-	rep, err := Load(ctx, s.srcs, s.opts)
+	start := time.Now()
+	opts := s.opts
+	opts.problems = s.problems
+	rep, err := Load(ctx, s.srcs, opts)
 	if err != nil {
 		if s.rep != nil {
 			// A file caught mid-write: keep showing the last good state.
@@ -74,7 +81,10 @@ func (s *Server) report(ctx context.Context, force bool) (*Report, error) {
 		}
 		return nil, err
 	}
-	s.rep, s.loaded, s.loadErr = rep, time.Now(), nil
+	s.rep, s.loaded, s.loadTook, s.loadErr = rep, time.Now(), time.Since(start), nil
+	if s.problems == nil {
+		s.problems = rep.problems
+	}
 	return rep, nil
 }
 

@@ -267,7 +267,7 @@ func (r *Report) instanceScript(run int, id string, d *instanceData, compress bo
 	body := []byte(r.opts.Redactor.Text(string(bytes.TrimSuffix(buf.Bytes(), []byte("\n")))))
 	if compress {
 		var z bytes.Buffer
-		zw, _ := gzip.NewWriterLevel(&z, gzip.BestCompression)
+		zw, _ := gzip.NewWriterLevel(&z, gzip.DefaultCompression)
 		zw.Write(body)
 		zw.Close()
 		enc := base64.StdEncoding.EncodeToString(z.Bytes())

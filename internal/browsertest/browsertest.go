@@ -202,18 +202,27 @@ const MaxShotHeight = 3600
 // ArtifactsDir as <test>-<name>.png and returns its path.
 func (p *Page) Screenshot(name string) string {
 	p.t.Helper()
+	path := filepath.Join(ArtifactsDir(p.t), sanitize(p.t.Name())+"-"+sanitize(name)+".png")
+	if err := p.ScreenshotTo(path, MaxShotHeight); err != nil {
+		p.t.Errorf("screenshot %s: %v", name, err)
+		return ""
+	}
+	p.t.Logf("screenshot: %s", path)
+	return path
+}
+
+// ScreenshotTo saves a PNG of the page's top, at most maxHeight pixels tall, as path.
+func (p *Page) ScreenshotTo(path string, maxHeight int64) error {
 	ctx, cancel := context.WithTimeout(p.ctx, Timeout)
 	defer cancel()
 	height, err := chromedp.Run(ctx, chromedp.Evaluate[int64](`Math.ceil(document.documentElement.scrollHeight)`))
 	if err != nil {
-		p.t.Errorf("screenshot %s: %v", name, err)
-		return ""
+		return err
 	}
-	height = max(900, min(height, MaxShotHeight))
+	height = max(900, min(height, maxHeight))
 	// A viewport as tall as the page draws sticky headers where a reader sees them.
 	if err := chromedp.Do(ctx, chromedp.EmulateViewport(1360, height)); err != nil {
-		p.t.Errorf("screenshot %s: %v", name, err)
-		return ""
+		return err
 	}
 	time.Sleep(150 * time.Millisecond) // layout and lazy rows after the resize
 	png, err := chromedp.Run(ctx, chromedp.CaptureScreenshot())
@@ -221,16 +230,9 @@ func (p *Page) Screenshot(name string) string {
 		err = rerr
 	}
 	if err != nil {
-		p.t.Errorf("screenshot %s: %v", name, err)
-		return ""
+		return err
 	}
-	path := filepath.Join(ArtifactsDir(p.t), sanitize(p.t.Name())+"-"+sanitize(name)+".png")
-	if err := os.WriteFile(path, png, 0o644); err != nil {
-		p.t.Errorf("screenshot %s: %v", name, err)
-		return ""
-	}
-	p.t.Logf("screenshot: %s", path)
-	return path
+	return os.WriteFile(path, png, 0o644)
 }
 
 // ArtifactsDir is where tests keep their artefacts: $SWEBENCH_RUN_ARTIFACTS, else test-artifacts/

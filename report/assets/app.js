@@ -482,7 +482,7 @@
       if (m.cost && m.cost.n) pts.push({ k, name: inp.name, x: m.cost.mean, y: inp.resolved_rate, lo: S.inputs[k].ci_low, hi: S.inputs[k].ci_high });
     });
     if (!pts.length) return empty('No input records its cost.');
-    const W = 520, H = 260, L = 48, R = 16, T = 12, B = 36;
+    const W = 520, H = 240, L = 48, R = 16, T = 12, B = 36;
     const xmax = Math.max(...pts.map((p) => p.x)) * 1.15 || 1;
     const ymax = Math.min(1, Math.max(...pts.map((p) => (p.hi !== undefined ? p.hi : p.y))) * 1.1 + 0.02);
     const X = (v) => L + (W - L - R) * v / xmax, Y = (v) => T + (H - T - B) * (1 - v / ymax);
@@ -504,7 +504,8 @@
       if (p.lo !== undefined) g.appendChild(s('line', { x1: X(p.x), x2: X(p.x), y1: Y(p.lo), y2: Y(p.hi), stroke: color(p.k), 'stroke-width': 2, opacity: 0.4 }));
       const onFront = front.includes(p);
       g.appendChild(s('circle', { cx: X(p.x), cy: Y(p.y), r: onFront ? 6 : 5, fill: color(p.k), stroke: onFront ? 'var(--fg)' : 'none', 'stroke-width': 1.5 }, s('title', { text: `${p.name}: ${fmtPct(p.y)} resolved, ${fmtCost(p.x)} per instance` })));
-      g.appendChild(s('text', { class: 'lbl', x: X(p.x) + 9, y: Y(p.y) - 7, text: p.name }));
+      const right = X(p.x) > L + (W - L - R) * 0.7;
+      g.appendChild(s('text', { class: 'lbl', x: X(p.x) + (right ? -9 : 9), y: Y(p.y) - 7, 'text-anchor': right ? 'end' : 'start', text: p.name }));
     }
     return g;
   }
@@ -601,7 +602,7 @@
       for (const v of x.vals) c[Math.min(c.length - 1, Math.floor((v - lo) / step))]++;
       return c;
     });
-    const W = 520, H = 220, L = 40, R = 12, T = 10, B = 34;
+    const W = 520, H = 190, L = 40, R = 12, T = 10, B = 34;
     const ymax = Math.max(1, ...bins.flat());
     const X = (v) => L + (W - L - R) * (v - lo) / (edges[edges.length - 1] - lo), Y = (v) => T + (H - T - B) * (1 - v / ymax);
     const g = s('svg', { viewBox: `0 0 ${W} ${H}` });
@@ -903,7 +904,7 @@
     if (d.problem) {
       const pre = h('pre', { class: 'prose', text: d.problem });
       pane.appendChild(h('div', { class: 'card' }, h('div', { class: 'sec-title' }, h('h2', { text: 'Problem statement' }), h('small', { text: d.problem_source === 'dataset' ? 'from the dataset' : 'from the task message' })),
-        pre, d.problem.length > 1500 ? h('button', { class: 'btn', style: { marginTop: '6px' }, onclick: (e) => { pre.classList.toggle('open'); e.target.textContent = pre.classList.contains('open') ? 'Collapse' : 'Show all'; }, text: 'Show all' }) : null));
+        pre, d.problem.length > 900 || d.problem.split('\n').length > 16 ? h('button', { class: 'btn', style: { marginTop: '6px' }, onclick: (e) => { pre.classList.toggle('open'); e.target.textContent = pre.classList.contains('open') ? 'Collapse' : 'Show all'; }, text: 'Show all' }) : null));
     }
     pane.appendChild(h('div', { class: 'card', id: 'patch' }, h('div', { class: 'sec-title' }, h('h2', { text: 'Patch' }), h('small', { text: d.patch ? (d.patch_source || '') + ' · ' + d.patch.split('\n').length + ' lines' : '' })),
       d.patch ? diffEl(d.patch) : h('p', { class: 'empty-note', text: 'No patch was submitted.' })));
