@@ -64,8 +64,12 @@ func (s *Server) report(ctx context.Context, force bool) (*Report, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	// Reading a large input takes a while: read again at most every MaxAge, and never spend
-	// more than a fifth of the time reading.
-	if !force && s.rep != nil && time.Since(s.loaded) < max(s.MaxAge, 5*s.loadTook) {
+	// more than a fifth of the time reading (MaxAge 0: read on every request).
+	wait := s.MaxAge
+	if wait > 0 {
+		wait = max(wait, 5*s.loadTook)
+	}
+	if !force && s.rep != nil && time.Since(s.loaded) < wait {
 		return s.rep, nil
 	}
 	start := time.Now()

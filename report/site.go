@@ -93,6 +93,11 @@ func (r *Report) Write(ctx context.Context, dir string) (*WriteStats, error) {
 	if err := w.file(marker, []byte("swebench-run report "+r.opts.Version+"\n")); err != nil {
 		return nil, err
 	}
+	// GitHub Pages runs Jekyll, which leaves out files whose names start with "_" (index shards
+	// of words such as _init) unless told not to.
+	if err := w.file(".nojekyll", nil); err != nil {
+		return nil, err
+	}
 	if err := syncDir(stage); err != nil {
 		return nil, err
 	}

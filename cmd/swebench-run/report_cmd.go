@@ -94,7 +94,7 @@ any other non-empty folder is refused.`,
   # two runs side by side, flips against the baseline
   swebench-run report base=runs/sonnet-4 new=runs/sonnet-4-5 --baseline base -o site/
   # a mini-swe-agent run graded by the harness
-  swebench-run report out/ --eval-logs logs/run_evaluation/r1/deepseek__deepseek-chat --split lite:dev -o site/
+  swebench-run report out/ --eval-logs logs/run_evaluation/r1/deepseek__deepseek-chat --split lite-dev -o site/
   # a nightly sweep with its trend
   swebench-run report sweeps/nightly-2026-08-12 --history sweeps/history.jsonl -o site/`,
 		Args: func(cmd *cobra.Command, args []string) error {
