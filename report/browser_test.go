@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/swebench-run/swebench-run/compare"
 	"github.com/swebench-run/swebench-run/dataset"
@@ -158,5 +159,57 @@ func TestReportCompareInBrowser(t *testing.T) {
 	// Side by side: the same instance in two runs.
 	reporttest.Goto(t, p, "#/i/pvlib__pvlib-python-1072?r=0&vs=2", `document.querySelectorAll('.pane #trajectory').length === 2`, "two panes")
 	p.Screenshot("side-by-side")
+	reporttest.NoConsoleErrors(t, p)
+}
+
+// With a history file, the overview draws the nightly trend of every variant.
+func TestReportTrendInBrowser(t *testing.T) {
+	out, logs, _ := fixtureRun(t)
+	b := browsertest.Start(t)
+	runs, err := compare.ReadAll([]compare.Source{{Path: out, EvalLogs: logs}}, compare.ReadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	hist := filepath.Join(t.TempDir(), compare.HistoryFile)
+	var entries []compare.HistoryEntry
+	for night, drop := range []int{3, 1, 0} {
+		for _, variant := range []string{"deepseek", "other"} {
+			e := compare.NewHistoryEntry(runs[0], time.Date(2026, 8, 10+night, 2, 0, 0, 0, time.UTC))
+			e.Variant = variant
+			if variant == "other" {
+				drop = 4 - drop
+			}
+			e.ResolvedIDs = e.ResolvedIDs[drop:]
+			e.Counts.Resolved = len(e.ResolvedIDs)
+			entries = append(entries, e)
+		}
+	}
+	if err := compare.AppendHistory(hist, entries); err != nil {
+		t.Fatal(err)
+	}
+	rep, err := report.Load(context.Background(), []compare.Source{{Path: out, EvalLogs: logs}}, report.Options{HistoryFile: hist})
+	if err != nil {
+		t.Fatal(err)
+	}
+	site := filepath.Join(t.TempDir(), "site")
+	if _, err := rep.Write(context.Background(), site); err != nil {
+		t.Fatal(err)
+	}
+	p := reporttest.OpenOverview(t, b, "file://"+filepath.Join(site, "index.html"))
+	p.WaitFor(`[...document.querySelectorAll('.chart h3')].some(h => h.textContent.startsWith('Nightly trend'))`, "the trend chart", reporttest.Wait)
+	lines := browsertest.Eval[[]string](p, `[...document.querySelectorAll('.chart polyline')].map(l => l.getAttribute('points'))`)
+	if len(lines) != 2 {
+		t.Fatalf("the trend chart draws %d lines, want one per variant (2)", len(lines))
+	}
+	for _, l := range lines {
+		if n := len(strings.Fields(l)); n != 3 {
+			t.Errorf("a variant's line has %d points, want 3 nights", n)
+		}
+	}
+	labels := browsertest.Eval[string](p, `[...document.querySelectorAll('.chart text.lbl')].map(t => t.textContent).join('|')`)
+	if !strings.Contains(labels, "deepseek +13.0") || !strings.Contains(labels, "other −13.0") {
+		t.Errorf("trend labels %q lack each variant's change (deepseek +13.0, other −13.0 points)", labels)
+	}
+	p.Screenshot("overview")
 	reporttest.NoConsoleErrors(t, p)
 }
