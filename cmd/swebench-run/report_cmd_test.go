@@ -117,6 +117,38 @@ func TestReportDemo(t *testing.T) {
 	p.Screenshot("compare")
 	reporttest.NoConsoleErrors(t, p)
 
+	// A sweep of two repeats of the run: one input with its repeats, each cell a row of the
+	// runs table and a value of the cell filter.
+	sweep := filepath.Join(t.TempDir(), "nightly")
+	var cells []compare.Cell
+	for r := 1; r <= 2; r++ {
+		name := fmt.Sprintf("scripted-r%d", r)
+		if err := os.CopyFS(filepath.Join(sweep, name), os.DirFS(out)); err != nil {
+			t.Fatal(err)
+		}
+		cells = append(cells, compare.Cell{Name: name, Variant: "scripted", Dir: name, Model: "scripted", Repeat: r})
+	}
+	if err := compare.WriteSweep(sweep, &compare.Sweep{SchemaVersion: compare.SweepSchemaVersion, Name: "nightly", Created: time.Now(), Cells: cells}); err != nil {
+		t.Fatal(err)
+	}
+	sweepSite := filepath.Join(t.TempDir(), "sweep-site")
+	if code, _, stderr := runCLI(t, "report", sweep, "-o", sweepSite); code != 0 {
+		t.Fatalf("report of a sweep: exit %d, stderr:\n%s", code, stderr)
+	}
+	p.Navigate("file://" + filepath.Join(sweepSite, "index.html"))
+	p.WaitFor(`document.querySelector('.input-card [data-k="rate"]')`, "the sweep's overview", reporttest.Wait)
+	reporttest.CheckOverview(t, p, compareJSON(t, sweep))
+	if got := browsertest.Eval[int](p, `[...document.querySelectorAll('.card h2')].filter(h => h.textContent === 'Runs').length ? document.querySelectorAll('.card table tbody tr').length : 0`); got != 2 {
+		t.Errorf("the sweep's runs table has %d rows, want 2 cells", got)
+	}
+	reporttest.Equal(t, "pass@2", browsertest.Eval[string](p, `document.querySelector('[data-k="passk"]').textContent`), 1, 100)
+	reporttest.Goto(t, p, "#/instances?cell=1", `document.getElementById('f-cell') && document.getElementById('shown-count')`, "the cell filter")
+	if rows := reporttest.Rows(t, p); len(rows) != len(insts) {
+		t.Errorf("cell 2 of the sweep shows %d rows, want %d", len(rows), len(insts))
+	}
+	p.Screenshot("sweep-instances")
+	reporttest.NoConsoleErrors(t, p)
+
 	// Writing again replaces the report; a folder that is no report is refused.
 	if code, _, stderr := runCLI(t, "report", out, "-o", site); code != 0 {
 		t.Errorf("report over an earlier report: exit %d, %s", code, stderr)
