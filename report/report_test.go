@@ -420,3 +420,67 @@ func TestServerRereads(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// A run directory with an infrastructure failure: the summary lists it with its reason (secrets
+// removed), counts it as not submitted, and keeps the graded instance's figures.
+func TestSummaryOfRunDir(t *testing.T) {
+	const envSecret = "sk-registry-secret-7777777"
+	t.Setenv("REGISTRY_TOKEN", envSecret)
+	dir := t.TempDir()
+	man := results.Manifest{Tool: "swebench-run", RunID: "r1", Model: "m", Instances: 2,
+		Config: map[string]any{"model": map[string]any{"model_name": "m", "api_key": "sk-in-run-json"}}}
+	data, _ := json.Marshal(man)
+	os.WriteFile(filepath.Join(dir, results.ManifestFile), data, 0o644)
+	recs := []results.Record{
+		{InstanceID: "a__b-1", Attempt: 1, ExitStatus: "Submitted", Category: results.CategoryModel, Cost: 0.5, Steps: 7, PatchBytes: 10, Queued: 100, End: 160},
+		{InstanceID: "a__b-2", Attempt: 1, ExitStatus: "ImagePullError", Category: results.CategoryInfrastructure, Error: "pull: denied for token " + envSecret, Queued: 100, End: 101},
+		{InstanceID: "a__b-2", Attempt: 2, ExitStatus: "ImagePullError", Category: results.CategoryInfrastructure, Error: "pull: denied for token " + envSecret, Queued: 200, End: 201},
+	}
+	var ledger bytes.Buffer
+	for _, r := range recs {
+		line, _ := json.Marshal(r)
+		ledger.Write(append(line, '\n'))
+	}
+	os.WriteFile(filepath.Join(dir, results.LedgerFile), ledger.Bytes(), 0o644)
+	os.WriteFile(filepath.Join(dir, results.PredsFile), []byte(`{"a__b-1": {"instance_id": "a__b-1", "model_name_or_path": "m", "model_patch": "diff --git a/x b/x\n"}}`), 0o644)
+	os.MkdirAll(filepath.Join(dir, "eval", "a__b-1"), 0o755)
+	os.WriteFile(filepath.Join(dir, "eval", "a__b-1", "report.json"), []byte(`{"a__b-1": {"patch_is_None": false, "patch_exists": true, "patch_successfully_applied": true, "resolved": true,
+		"tests_status": {"FAIL_TO_PASS": {"success": ["t1"], "failure": []}, "PASS_TO_PASS": {"success": [], "failure": []}, "FAIL_TO_FAIL": {"success": [], "failure": []}, "PASS_TO_FAIL": {"success": [], "failure": []}}}}`), 0o644)
+
+	rep, err := Load(context.Background(), []compare.Source{{Label: "run", Path: dir}}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := rep.summary(nil)
+	run := s.Runs[0]
+	if run.Cells.V != "RN" {
+		t.Errorf("verdicts %q, want RN", run.Cells.V)
+	}
+	if len(run.Failures) != 1 || run.Failures[0].InstanceID != "a__b-2" || run.Failures[0].Attempts != 2 || run.Failures[0].Error != "pull: denied for token "+Redacted {
+		t.Errorf("failures %+v", run.Failures)
+	}
+	if run.Cells.Cost[0] != 0.5 || run.Cells.Steps[0] != 7 || run.Cells.Seconds[0] != 60 {
+		t.Errorf("cells: cost %v, steps %v, seconds %v", run.Cells.Cost, run.Cells.Steps, run.Cells.Seconds)
+	}
+	if s.Inputs[0].Submitted != 1 || s.Inputs[0].CILow == nil || *s.Inputs[0].CIHigh != 1 {
+		t.Errorf("input extras %+v", s.Inputs[0])
+	}
+	d, text, err := rep.instance(0, "a__b-1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.Eval == nil || !d.Eval.Resolved || d.Eval.Tests["FAIL_TO_PASS"].Success[0] != "t1" || d.Patch != "diff --git a/x b/x\n" || d.PatchSource != "preds.json" {
+		t.Errorf("instance data %+v", d)
+	}
+	cfg, _ := json.Marshal(d.Config)
+	if !strings.Contains(string(cfg), `"api_key":"`+Redacted+`"`) || text != "" {
+		t.Errorf("config %s, text %q", cfg, text)
+	}
+	script, err := rep.summaryScript(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if bytes.Contains(script, []byte(envSecret)) || !bytes.HasPrefix(script, []byte("SR.summary({")) {
+		t.Errorf("summary script: %.300s", script)
+	}
+}
