@@ -8,6 +8,7 @@ import (
 	"io"
 
 	"github.com/swebench-run/swebench-run/dockerenv"
+	"github.com/swebench-run/swebench-run/sandbox"
 )
 
 func cleanupCommand(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -31,14 +32,14 @@ func cleanupCommand(ctx context.Context, args []string, stdout, stderr io.Writer
 		return err
 	}
 	defer engine.Close()
-	match := dockerenv.Orphaned
+	sel := sandbox.Selector{Orphaned: true}
 	switch {
 	case *all:
-		match = nil
+		sel = sandbox.Selector{All: true}
 	case *runID != "":
-		match = dockerenv.ByRun(*runID)
+		sel = sandbox.Selector{RunID: *runID}
 	}
-	n, err := engine.Sweep(ctx, match)
+	n, err := engine.Sweep(ctx, sel)
 	fmt.Fprintf(stdout, "removed %d containers\n", n)
 	return err
 }
