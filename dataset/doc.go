@@ -6,8 +6,11 @@
 // Load takes one spec:
 //
 //   - a named dataset (Named): verified, lite, lite-dev, full, dev, multimodal, multilingual,
-//     smith, rebench. Each is a HuggingFace repository and split, fetched like hf: below;
-//     "verified" is princeton-nlp/SWE-bench_Verified, split test.
+//     smith, rebench. Each is a HuggingFace repository and split, fetched like hf: below. As in
+//     the SWE-bench harness 5.x, the SWE-bench names resolve to the SWE-bench/* repositories,
+//     which carry the harness-v5 columns: "verified" is SWE-bench/SWE-bench_Verified, split test.
+//     The princeton-nlp/* ids name older copies of the same datasets (CanonicalRepo maps them);
+//     hf:princeton-nlp/X loads that copy, and an evaluation completes its rows from SWE-bench/X.
 //   - hf:ORG/NAME[:SPLIT][@REVISION]: any HuggingFace dataset. SPLIT defaults to test and may be
 //     CONFIG/SPLIT; REVISION (branch, tag or commit) defaults to main. The revision is resolved
 //     to a commit sha with GET {endpoint}/api/datasets/{repo}[/revision/{rev}]?blobs=true, the
@@ -31,6 +34,19 @@
 // errors are *RowError values naming the file, row (or line), instance and field.
 // LoadOptions.Require checks the fields a run (ValidateForRun) or an evaluation
 // (ValidateForEval) needs.
+//
+// # Completing rows for an evaluation
+//
+// A row is graded from its eval_script (harness v5, with log_parser and eval_type) or from its
+// install_config (SWE-rebench: test_cmd and log_parser). With LoadOptions.Complete, rows that
+// have neither get eval_script, log_parser and eval_type (and image_assets when missing) from the
+// official SWE-bench dataset that has a row with the same instance_id, base_commit and
+// test_patch: first the SWE-bench/* counterpart of the row's own hub dataset, then Verified,
+// Lite (test, dev), full (dev, test), Multilingual and Multimodal, each downloaded through the
+// cache like any dataset (so HF_HUB_OFFLINE works once they are cached). The image column is not
+// copied: such rows keep following the image template. Source.Completed records each source at
+// its commit (run.json), one line per source goes to Progress, and rows that remain without an
+// eval source make Load fail with a *NoEvalSourceError naming them, before anything runs.
 //
 // # Selection
 //

@@ -380,7 +380,7 @@ func TestHubDownloadAndCacheHit(t *testing.T) {
 
 func TestHubNamedDatasetAndEnv(t *testing.T) {
 	hub := newFakeHub(t)
-	hub.addCommit("princeton-nlp/SWE-bench_Verified", "main", shaNew, map[string][]byte{
+	hub.addCommit("SWE-bench/SWE-bench_Verified", "main", shaNew, map[string][]byte{
 		"data/test-00000-of-00001.parquet": fixtureBytes(t, "datasets/SWE-bench_Verified.test.parquet"),
 	})
 	hub.token = "hf_env_TOKEN_abc"
@@ -398,7 +398,7 @@ func TestHubNamedDatasetAndEnv(t *testing.T) {
 		got.Source.ResolvedSHA != shaNew || got.Source.Endpoint != hub.api.URL {
 		t.Errorf("got %d instances, source %+v", len(got.Instances), got.Source)
 	}
-	if _, err := os.Stat(filepath.Join(cache, "swebench-run", "datasets", "princeton-nlp--SWE-bench_Verified")); err != nil {
+	if _, err := os.Stat(filepath.Join(cache, "swebench-run", "datasets", "SWE-bench--SWE-bench_Verified")); err != nil {
 		t.Errorf("HF_HUB_CACHE not used: %v", err)
 	}
 	if len(hub.cdnAuth) != 0 {
@@ -412,7 +412,7 @@ func TestHubNamedDatasetAndEnv(t *testing.T) {
 	if _, err := Load(context.Background(), "verified", LoadOptions{retryDelay: time.Millisecond}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := os.Stat(filepath.Join(home, "hub", "swebench-run", "datasets", "princeton-nlp--SWE-bench_Verified")); err != nil {
+	if _, err := os.Stat(filepath.Join(home, "hub", "swebench-run", "datasets", "SWE-bench--SWE-bench_Verified")); err != nil {
 		t.Errorf("HF_HOME/hub not used: %v", err)
 	}
 	hub.reset()

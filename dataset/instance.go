@@ -172,9 +172,11 @@ func (i *Instance) ValidateForRun() error {
 	return errors.Join(errs...)
 }
 
-// ValidateForEval checks what grading a patch needs: FAIL_TO_PASS and PASS_TO_PASS present (as
-// lists, possibly empty; PASS_TO_PASS may be absent for fail_only rows), a known eval_type, and either an eval_script or the columns an eval
-// script is built from (repo, base_commit, version, test_patch).
+// ValidateForEval checks the fields grading a patch needs: FAIL_TO_PASS and PASS_TO_PASS present
+// (as lists, possibly empty; PASS_TO_PASS may be absent for fail_only rows), a known eval_type,
+// and a readable install_config when the row has one. Whether the row says how to grade it at all
+// (an eval_script or an install_config) is HasEvalSource; Load checks it with
+// LoadOptions.Complete, after completing rows from the official SWE-bench datasets.
 func (i *Instance) ValidateForEval() error {
 	var errs []error
 	if i.InstanceID == "" {
@@ -192,14 +194,8 @@ func (i *Instance) ValidateForEval() error {
 	default:
 		errs = append(errs, &FieldError{"eval_type", fmt.Sprintf("%q is not one of pass_and_fail, fail_only", i.EvalType)})
 	}
-	if i.EvalScript == "" {
-		for _, f := range []struct{ name, v string }{
-			{"repo", i.Repo}, {"base_commit", i.BaseCommit}, {"version", i.Version}, {"test_patch", i.TestPatch},
-		} {
-			if f.v == "" {
-				errs = append(errs, &FieldError{f.name, "missing or empty, and the row has no eval_script to use instead"})
-			}
-		}
+	if _, _, err := i.InstallConfig(); err != nil {
+		errs = append(errs, &FieldError{ColInstallConfig, err.Error()})
 	}
 	return errors.Join(errs...)
 }

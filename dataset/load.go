@@ -12,6 +12,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -26,17 +27,49 @@ type NamedDataset struct {
 	Description string `json:"description"`
 }
 
+// named lists the datasets known by a short name. The SWE-bench ones resolve like the SWE-bench
+// harness 5.x CLI (verified, full, multilingual, multimodal; lite as its loader does) to the
+// SWE-bench/* repositories, which carry the harness-v5 columns; princeton-nlp/* ids are
+// older copies of the same datasets (see CanonicalRepo).
 var named = []NamedDataset{
-	{"verified", "princeton-nlp/SWE-bench_Verified", "test", 500, "SWE-bench Verified: 500 human-validated Python tasks"},
-	{"lite", "princeton-nlp/SWE-bench_Lite", "test", 300, "SWE-bench Lite test split: 300 self-contained tasks"},
-	{"lite-dev", "princeton-nlp/SWE-bench_Lite", "dev", 23, "SWE-bench Lite dev split: 23 tasks, for trying things out"},
-	{"full", "princeton-nlp/SWE-bench", "test", 2294, "SWE-bench test split: all 2,294 tasks"},
-	{"dev", "princeton-nlp/SWE-bench", "dev", 225, "SWE-bench dev split: 225 tasks"},
-	{"multimodal", "princeton-nlp/SWE-bench_Multimodal", "dev", 102, "SWE-bench Multimodal dev split: JavaScript tasks with images"},
+	{"verified", "SWE-bench/SWE-bench_Verified", "test", 500, "SWE-bench Verified: 500 human-validated Python tasks"},
+	{"lite", "SWE-bench/SWE-bench_Lite", "test", 300, "SWE-bench Lite test split: 300 self-contained tasks"},
+	{"lite-dev", "SWE-bench/SWE-bench_Lite", "dev", 23, "SWE-bench Lite dev split: 23 tasks, for trying things out"},
+	{"full", "SWE-bench/SWE-bench", "test", 2294, "SWE-bench test split: all 2,294 tasks"},
+	{"dev", "SWE-bench/SWE-bench", "dev", 225, "SWE-bench dev split: 225 tasks"},
+	{"multimodal", "SWE-bench/SWE-bench_Multimodal", "dev", 102, "SWE-bench Multimodal dev split: JavaScript tasks with images"},
 	{"multilingual", "SWE-bench/SWE-bench_Multilingual", "test", 300, "SWE-bench Multilingual: 300 tasks in 9 languages, 41 repositories"},
 	{"smith", "SWE-bench/SWE-smith", "train", 0, "SWE-smith: synthetic training tasks (rows carry image_name)"},
-	{"rebench", "nebius/SWE-rebench", "test", 0, "SWE-rebench: about 21,000 continuously collected tasks"},
+	{"rebench", "nebius/SWE-rebench", "test", 0, "SWE-rebench: about 21,000 continuously collected tasks (rows carry install_config and docker_image)"},
 }
+
+// officialRepos are the SWE-bench datasets published with the harness-v5 columns (eval_script,
+// log_parser, eval_type, image), the source of truth of SWE-bench harness 5.x.
+var officialRepos = []string{
+	"SWE-bench/SWE-bench_Verified", "SWE-bench/SWE-bench_Lite", "SWE-bench/SWE-bench",
+	"SWE-bench/SWE-bench_Multilingual", "SWE-bench/SWE-bench_Multimodal",
+}
+
+// CanonicalRepo returns the SWE-bench/* id of an official SWE-bench dataset named by its older
+// princeton-nlp/* id (princeton-nlp/SWE-bench_Verified → SWE-bench/SWE-bench_Verified), and
+// any other id unchanged. The org part is matched case-insensitively, as the hub does.
+func CanonicalRepo(repo string) string {
+	org, name, ok := strings.Cut(repo, "/")
+	if !ok {
+		return repo
+	}
+	for _, o := range officialRepos {
+		_, oname, _ := strings.Cut(o, "/")
+		if strings.EqualFold(name, oname) && (strings.EqualFold(org, "princeton-nlp") || strings.EqualFold(org, "SWE-bench")) {
+			return o
+		}
+	}
+	return repo
+}
+
+// IsOfficial reports whether repo (either id form) is one of the official SWE-bench datasets
+// that carry the harness-v5 columns.
+func IsOfficial(repo string) bool { return slices.Contains(officialRepos, CanonicalRepo(repo)) }
 
 // Named returns the named datasets, in display order.
 func Named() []NamedDataset { return append([]NamedDataset(nil), named...) }
@@ -70,6 +103,14 @@ type LoadOptions struct {
 	// the file, row, instance and field.
 	Require Requirement
 
+	// Complete, for an evaluation: rows with neither an eval_script nor an install_config get
+	// eval_script, log_parser and eval_type from the official SWE-bench dataset that has them
+	// (the row's own dataset's SWE-bench/* counterpart first, then the others; same base_commit
+	// and test_patch), downloaded through the hub cache; Source.Completed records where from and
+	// one line per source goes to Progress. Rows that still have none make Load fail with a
+	// *NoEvalSourceError naming them.
+	Complete bool
+
 	Retries int // attempts after the first on network errors, 429 and 5xx; 0 → 4
 
 	retryDelay time.Duration // first retry delay, doubled each time; 0 → 1s
@@ -97,6 +138,8 @@ type Source struct {
 	Converted   bool   `json:"parquet_converted,omitempty"`
 	Files       []File `json:"files"`
 	Rows        int    `json:"rows"` // rows in the dataset, before selection
+	// Completed lists the official datasets rows took their eval columns from (LoadOptions.Complete).
+	Completed []Completion `json:"completed_from,omitempty"`
 }
 
 // File is one file a dataset was read from.
@@ -139,7 +182,8 @@ func (l *Loaded) Manifest() Manifest {
 }
 
 // Comparable returns nil when two manifests describe the same instances of the same data (same
-// file contents and the same selected ids), else an error listing the differences.
+// file contents and the same selected ids, and the same version of every official dataset both
+// completed rows from), else an error listing the differences.
 func (m Manifest) Comparable(o Manifest) error {
 	var diffs []string
 	fileSums := func(s Source) string {
@@ -155,6 +199,15 @@ func (m Manifest) Comparable(o Manifest) error {
 	}
 	if m.IDsSHA256 != o.IDsSHA256 {
 		diffs = append(diffs, fmt.Sprintf("selected instances differ (%d vs %d instances)", m.Instances, o.Instances))
+	}
+	// Rows completed from an official dataset must have been completed from the same version of
+	// it (which datasets were needed depends on the selection, so only common ones are compared).
+	for _, a := range m.Source.Completed {
+		for _, b := range o.Source.Completed {
+			if a.HFRepo == b.HFRepo && a.Split == b.Split && fileSums(Source{Files: a.Files}) != fileSums(Source{Files: b.Files}) {
+				diffs = append(diffs, fmt.Sprintf("eval columns completed from different versions of %s:%s (%s vs %s)", a.HFRepo, a.Split, short(a.ResolvedSHA), short(b.ResolvedSHA)))
+			}
+		}
 	}
 	if diffs == nil {
 		return nil
@@ -195,7 +248,7 @@ func ParseHFSpec(spec string) (repo, config, split, revision string, err error) 
 	}
 	org, name, ok := strings.Cut(repo, "/")
 	if !ok || org == "" || name == "" || strings.ContainsAny(name, "/ ") || strings.ContainsAny(org, " ") {
-		return "", "", "", "", fmt.Errorf("%q: want hf:ORG/NAME[:SPLIT][@REVISION], e.g. hf:princeton-nlp/SWE-bench_Verified:test", spec)
+		return "", "", "", "", fmt.Errorf("%q: want hf:ORG/NAME[:SPLIT][@REVISION], e.g. hf:SWE-bench/SWE-bench_Verified:test", spec)
 	}
 	if config == "" {
 		return "", "", "", "", fmt.Errorf("%q: empty config before '/'", spec)
@@ -342,6 +395,11 @@ func Load(ctx context.Context, spec string, opts LoadOptions) (*Loaded, error) {
 	if opts.Selection != nil {
 		sel := *opts.Selection
 		l.Selection = &sel
+	}
+	if opts.Complete {
+		if err := complete(ctx, l, opts); err != nil {
+			return nil, err
+		}
 	}
 	return l, nil
 }

@@ -103,7 +103,13 @@ func TestJSONLRowsAndErrors(t *testing.T) {
 			name:    "eval needs the test fields",
 			content: `{"instance_id":"a__b-1","problem_statement":"x"}` + "\n",
 			req:     RequireEval,
-			wantErr: []string{`field "FAIL_TO_PASS": missing`, `field "PASS_TO_PASS": missing`, `field "test_patch"`},
+			wantErr: []string{`field "FAIL_TO_PASS": missing`, `field "PASS_TO_PASS": missing`},
+		},
+		{
+			name:    "eval needs a readable install_config",
+			content: `{"instance_id":"a__b-1","FAIL_TO_PASS":[],"PASS_TO_PASS":[],"install_config":"{not json"}` + "\n" + `{"instance_id":"a__b-2","FAIL_TO_PASS":[],"PASS_TO_PASS":[],"install_config":[1]}` + "\n",
+			req:     RequireEval,
+			wantErr: []string{`line 1 (instance a__b-1): field "install_config": install_config: not a JSON object`, `line 2 (instance a__b-2): field "install_config": install_config: want an object, got a list`},
 		},
 		{
 			name:    "missing id",

@@ -12,7 +12,7 @@
 // Files, per instance, under Options.OutDir (the run's eval/ folder), in the harness's formats:
 //
 //	<id>/patch.diff        the prediction's patch
-//	<id>/eval.sh           the script run (EvalScript of the row's eval_script)
+//	<id>/eval.sh           the script run (Script of the row)
 //	<id>/test_output.txt   its output (with "Timeout error: N seconds exceeded." on timeout)
 //	<id>/report.json       the grade (only for graded instances), see InstanceReport
 //	<id>/run_instance.log  what happened (patch attempts, runtime), for humans
@@ -23,6 +23,17 @@
 // graded — kept apart from Unresolved. ErrorKind.Infrastructure tells environment failures
 // (image missing, container died, timeout) from the prediction's own (patch did not apply, not
 // a diff).
+//
+// Rows: a row with an eval_script (harness v5) runs it as prepared by EvalScript and is graded by
+// Grade with the harness-v5 parser of its log_parser. A SWE-rebench row (an install_config, no
+// eval_script) runs the script SWE-rebench's harness fork builds from install_config and
+// test_patch (RebenchScript) and is graded by that fork's rules and parsers. A row with neither
+// cannot be evaluated (CheckInstances; dataset.LoadOptions.Complete fills such rows from the
+// official SWE-bench datasets first). A SWE-bench Multimodal row's image_assets (the binary files
+// of its patch and test_patch) are downloaded, copied into the container under /image_assets and
+// restored into the working tree just before the test output starts, as the harness does; the
+// eval.sh kept is the script with those restore commands, and the files are kept under
+// <id>/image_assets/.
 //
 // RegradeFromLogs grades existing logs without containers (the harness's or ours), and package
 // logparse holds the log parsers of every log_parser the datasets name.

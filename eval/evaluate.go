@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net/http"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -16,6 +17,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/swebench-run/swebench-run/dataset"
+	"github.com/swebench-run/swebench-run/eval/logparse"
 	"github.com/swebench-run/swebench-run/results"
 )
 
@@ -93,6 +95,9 @@ type Options struct {
 	// Drain, when closed, stops Run from starting more instances while the running ones finish
 	// (a first Ctrl-C); cancelling Run's context stops the running ones too (a second Ctrl-C).
 	Drain <-chan struct{}
+	// AssetClient downloads the image_assets of multimodal rows (default http.DefaultClient,
+	// with the harness's 60 s timeout per file).
+	AssetClient *http.Client
 }
 
 // Evaluator evaluates predictions in fresh containers and writes the harness's files.
@@ -149,30 +154,56 @@ func DefaultImage(inst dataset.Instance) (string, error) {
 	return "docker.io/swebench/sweb.eval.x86_64." + id + ":latest", nil
 }
 
-// CheckInstances returns an error naming the rows that cannot be evaluated: no eval_script
-// (datasets older than harness v5), an unknown log_parser or eval_type.
+// CheckInstances returns an error naming the rows that cannot be evaluated: neither an
+// eval_script (harness v5) nor an install_config (SWE-rebench), an unknown log_parser or
+// eval_type, or an install_config the SWE-rebench harness could not build a script from.
 func CheckInstances(insts []dataset.Instance) error {
 	var noScript, bad []string
 	for _, inst := range insts {
-		if strings.TrimSpace(inst.EvalScript) == "" {
+		switch {
+		case isRebench(inst):
+			if _, err := RebenchScript(inst); err != nil {
+				bad = append(bad, err.Error())
+			} else if cfg, _ := rebenchConfigOf(inst); cfg.logParser != "" {
+				if _, err := logparse.GetSWERebench(cfg.logParser); err != nil {
+					bad = append(bad, fmt.Sprintf("instance %s: %v", inst.InstanceID, err))
+				}
+			}
+		case strings.TrimSpace(inst.EvalScript) == "":
 			noScript = append(noScript, inst.InstanceID)
 			continue
+		default:
+			if _, err := evalTypeOf(inst); err != nil {
+				bad = append(bad, err.Error())
+			}
+			if _, err := parserOf(inst); err != nil {
+				bad = append(bad, err.Error())
+			}
 		}
-		if _, err := evalTypeOf(inst); err != nil {
-			bad = append(bad, err.Error())
-		}
-		if _, err := parserOf(inst); err != nil {
-			bad = append(bad, err.Error())
+		if _, err := inst.ImageAssets(); err != nil {
+			bad = append(bad, fmt.Sprintf("instance %s: %v", inst.InstanceID, err))
 		}
 	}
 	var errs []error
 	if len(noScript) > 0 {
-		errs = append(errs, fmt.Errorf("%d rows have no eval_script column value (%s): evaluation needs a harness-v5 dataset with eval_script, log_parser and eval_type", len(noScript), abbreviate(noScript)))
+		errs = append(errs, fmt.Errorf("%d rows have neither an eval_script (the harness-v5 columns eval_script, log_parser, eval_type) nor an install_config (SWE-rebench): %s; load the dataset with completion from the official SWE-bench datasets (as `eval` and `run --eval` do), or use a dataset with these columns", len(noScript), abbreviate(noScript)))
 	}
 	if len(bad) > 0 {
 		errs = append(errs, fmt.Errorf("%d rows cannot be graded: %s", len(bad), abbreviate(bad)))
 	}
 	return errors.Join(errs...)
+}
+
+// Script returns the eval script of a row: its eval_script prepared as the harness v5 runs it
+// (EvalScript), or, for a SWE-rebench row, the script its harness fork builds (RebenchScript).
+func Script(inst dataset.Instance) (string, error) {
+	if isRebench(inst) {
+		return RebenchScript(inst)
+	}
+	if strings.TrimSpace(inst.EvalScript) == "" {
+		return "", fmt.Errorf("instance %s: no eval_script and no install_config", inst.InstanceID)
+	}
+	return EvalScript(inst.EvalScript), nil
 }
 
 func abbreviate(items []string) string {
@@ -298,7 +329,10 @@ func (e *Evaluator) Evaluate(ctx context.Context, inst dataset.Instance, pred Pr
 		}
 	}
 	patch := pred.Patch()
-	script := EvalScript(inst.EvalScript)
+	script, err := Script(inst)
+	if err != nil {
+		return res, err
+	}
 	if err := results.WriteFileAtomic(filepath.Join(dir, patchFile), []byte(patch), 0o644); err != nil {
 		return res, err
 	}
@@ -306,7 +340,7 @@ func (e *Evaluator) Evaluate(ctx context.Context, inst dataset.Instance, pred Pr
 		return res, err
 	}
 
-	res, err := e.runInContainer(ctx, inst, patch, script, dir)
+	res, err = e.runInContainer(ctx, inst, patch, script, dir)
 	if err != nil {
 		return res, err
 	}
@@ -398,6 +432,16 @@ func (e *Evaluator) runInContainer(ctx context.Context, inst dataset.Instance, p
 		return errorResult(id, KindPatchApplyFailed, "%s: %s", markerApplyFailed, lastLines(applyOut, 5)), nil
 	}
 
+	restore, err := e.stageAssets(ctx, sb, inst, dir, &ilog)
+	if err != nil {
+		return containerErr("stage image assets", err)
+	}
+	if len(restore) > 0 {
+		script = injectAssetRestore(script, restore)
+		if err := results.WriteFileAtomic(filepath.Join(dir, evalScriptFile), []byte(script), 0o644); err != nil {
+			return Result{InstanceID: id}, err
+		}
+	}
 	if err := sb.WriteFile(ctx, containerEvalPath, []byte(script)); err != nil {
 		return containerErr("copy eval script into container", err)
 	}

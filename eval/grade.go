@@ -101,7 +101,14 @@ type InstanceReport struct {
 // Resolved means every FAIL_TO_PASS and every PASS_TO_PASS test succeeded. Grade returns an error
 // when the row cannot be graded at all: unknown log_parser or eval_type, or a log the harness's
 // parser would reject.
+//
+// A row without an eval_script but with an install_config (SWE-rebench) is graded as
+// SWE-rebench's harness fork grades it instead (see gradeRebench): the parser named by
+// install_config.log_parser, in the fork's version, and the older harness's rules.
 func Grade(inst dataset.Instance, testOutput string) (InstanceReport, error) {
+	if isRebench(inst) {
+		return gradeRebench(inst, testOutput)
+	}
 	r := InstanceReport{InstanceID: inst.InstanceID, PatchExists: true}
 	evalType, err := evalTypeOf(inst)
 	if err != nil {
@@ -316,4 +323,14 @@ func parserOf(inst dataset.Instance) (logparse.Parser, error) {
 		return nil, fmt.Errorf("instance %s: %w", inst.InstanceID, err)
 	}
 	return p, nil
+}
+
+// isRebench reports whether a row is graded the SWE-rebench way: an install_config and no
+// eval_script (an eval_script, when present, wins).
+func isRebench(inst dataset.Instance) bool {
+	if strings.TrimSpace(inst.EvalScript) != "" {
+		return false
+	}
+	_, ok, _ := inst.InstallConfig()
+	return ok
 }

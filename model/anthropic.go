@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"regexp"
+	"strings"
 
 	"github.com/swebench-run/swebench-run/agent"
 )
@@ -43,7 +44,7 @@ func (w *anthropicWire) request(msgs []agent.Message) ([]byte, error) {
 		case "system":
 			system = append(system, textBlocks(m["content"])...)
 		case "user":
-			appendBlocks("user", textBlocks(m["content"]))
+			appendBlocks("user", anthropicImages(textBlocks(m["content"])))
 		case "tool":
 			appendBlocks("user", []any{map[string]any{
 				"type": "tool_result", "tool_use_id": m["tool_call_id"], "content": deepCopy(m["content"]),
@@ -174,4 +175,27 @@ func (w *anthropicWire) reply(resp map[string]any) (agent.Message, []agent.Actio
 		actions, ferr = parseToolCalls(anthropicToolCalls(content), finish)
 	}
 	return msg, actions, ferr, nil
+}
+
+// anthropicImages turns OpenAI-style image_url parts (the task's images, or parts of a
+// mini-swe-agent trajectory) into Anthropic image blocks: base64 for data: URLs, url otherwise.
+func anthropicImages(blocks []any) []any {
+	for i, b := range blocks {
+		bm, _ := b.(map[string]any)
+		if str(bm["type"]) != "image_url" {
+			continue
+		}
+		u := str(bm["image_url"])
+		if iu, ok := bm["image_url"].(map[string]any); ok {
+			u = str(iu["url"])
+		}
+		source := map[string]any{"type": "url", "url": u}
+		if rest, ok := strings.CutPrefix(u, "data:"); ok {
+			if mt, data, ok := strings.Cut(rest, ";base64,"); ok {
+				source = map[string]any{"type": "base64", "media_type": mt, "data": data}
+			}
+		}
+		blocks[i] = map[string]any{"type": "image", "source": source}
+	}
+	return blocks
 }

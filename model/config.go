@@ -53,6 +53,15 @@ type Config struct {
 	MaxConcurrency int `yaml:"max_concurrency" json:"max_concurrency,omitempty"`
 	// Prices extends or overrides the shipped price table, keyed by model name.
 	Prices map[string]Price `yaml:"prices" json:"prices,omitempty"`
+
+	// ProblemImages sends the images the task links (SWE-bench Multimodal screenshots):
+	// "off" (default, as mini-swe-agent: the text only), "auto" (image parts for models that
+	// accept images, the image URLs as text for the others), "images" or "urls".
+	ProblemImages string `yaml:"problem_images" json:"problem_images,omitempty"`
+	// SupportsImages overrides the guess "auto" makes from the model name.
+	SupportsImages *bool `yaml:"supports_images" json:"supports_images,omitempty"`
+	// ImageMaxBytes is the largest image sent (default 5 MiB); a larger one goes as its URL.
+	ImageMaxBytes int `yaml:"image_max_bytes" json:"image_max_bytes,omitempty"`
 }
 
 // Options are the run's dependencies of the model layer.
@@ -68,6 +77,11 @@ type Options struct {
 	BackoffBase, BackoffMax time.Duration
 	// MaxRetryAfter caps a server's Retry-After (default 10 minutes).
 	MaxRetryAfter time.Duration
+	// ImageClient downloads the task's images (Config.ProblemImages; default: a client with a
+	// 60 s timeout), and ImageCacheDir keeps them between runs (default:
+	// <user cache dir>/swebench-run/images).
+	ImageClient   *http.Client
+	ImageCacheDir string
 }
 
 func (o *Options) defaults() {

@@ -10,4 +10,8 @@
 // without their "extra" field; see openAIWire and anthropicWire for the details of each API.
 // API keys come from the environment (or Config.APIKey, never serialized) and are redacted
 // from every error, log line and returned message.
+//
+// Images linked from the task (SWE-bench Multimodal screenshots) are sent only when
+// Config.ProblemImages asks (off by default, as mini-swe-agent): as image parts to models that
+// accept images, as a list of URLs to the others; see images.go.
 package model

@@ -41,6 +41,7 @@ type apiProvider struct {
 	ignoreErrors bool
 	budget       *Budget
 	logger       *slog.Logger
+	images       *problemImages // nil: the task goes as text only
 }
 
 // New returns the run's Provider for cfg.
@@ -126,6 +127,9 @@ func New(cfg Config, opts Options) (Provider, error) {
 		return nil, fmt.Errorf("model %q: %w: add it under model.prices (input, output, cache_read, cache_write in USD per million tokens), or set model.cost_tracking: ignore_errors to run with cost 0", cfg.ModelName, ErrUnknownPrice)
 	}
 
+	if p.images, err = newProblemImages(cfg, ep.apiModel, opts); err != nil {
+		return nil, err
+	}
 	cache, err := cacheControl(cfg)
 	if err != nil {
 		return nil, err
@@ -219,11 +223,15 @@ func (p *apiProvider) ForInstance(instanceID string) (agent.Model, error) {
 type apiModel struct {
 	p      *apiProvider
 	logger *slog.Logger
+	task   preparedTask // the task message with its images, built once
 }
 
 // Query implements agent.Model.
 func (m *apiModel) Query(ctx context.Context, messages []agent.Message) (agent.Reply, error) {
 	p := m.p
+	if p.images != nil {
+		messages = p.images.prepare(ctx, messages, &m.task)
+	}
 	body, err := p.wire.request(messages)
 	if err != nil {
 		return agent.Reply{}, err

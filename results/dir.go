@@ -73,6 +73,11 @@ type Dir struct {
 	history    map[string][]Record
 	exitFile   string
 	TornLedger bool // the ledger's last line was torn by a crash and was ignored
+	// RepairedPreds counts predictions restored from trajectories at Open: a crash of an earlier
+	// version between its ledger line and preds.json left them out. MissingPreds lists finished
+	// instances whose prediction could not be restored (no readable trajectory).
+	RepairedPreds int
+	MissingPreds  []string
 }
 
 // Open opens (creating it if needed) the output directory and loads what earlier runs left.
@@ -85,6 +90,9 @@ func Open(path string) (*Dir, error) {
 		return nil, err
 	}
 	if err := d.loadLedger(); err != nil {
+		return nil, err
+	}
+	if err := d.repairPreds(); err != nil {
 		return nil, err
 	}
 	f, err := os.OpenFile(filepath.Join(path, LedgerFile), os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
@@ -217,14 +225,28 @@ func (d *Dir) Predictions() map[string]Prediction {
 	return out
 }
 
-// Record appends rec to the ledger (fsynced), sets the instance's prediction when pred is not
-// nil, and rewrites preds.json and the exit-status summary atomically.
+// Record sets the instance's prediction when pred is not nil (rewriting preds.json atomically),
+// then appends rec to the ledger (fsynced) and rewrites the exit-status summary. The prediction
+// is written first: a crash between the two leaves an instance the ledger does not call finished
+// (it runs again), never a finished one without its prediction.
 func (d *Dir) Record(rec Record, pred *Prediction) error {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	line, err := json.Marshal(rec)
 	if err != nil {
 		return err
+	}
+	if pred != nil {
+		old, had := d.preds[rec.InstanceID]
+		d.preds[rec.InstanceID] = *pred
+		if err := d.writePreds(); err != nil {
+			if had {
+				d.preds[rec.InstanceID] = old
+			} else {
+				delete(d.preds, rec.InstanceID)
+			}
+			return err
+		}
 	}
 	if _, err := d.ledger.Write(append(line, '\n')); err != nil {
 		return fmt.Errorf("append to %s: %w", LedgerFile, err)
@@ -233,13 +255,32 @@ func (d *Dir) Record(rec Record, pred *Prediction) error {
 		return fmt.Errorf("sync %s: %w", LedgerFile, err)
 	}
 	d.history[rec.InstanceID] = append(d.history[rec.InstanceID], rec)
-	if pred != nil {
-		d.preds[rec.InstanceID] = *pred
-		if err := d.writePreds(); err != nil {
-			return err
-		}
-	}
 	return d.writeExitStatuses()
+}
+
+// repairPreds restores the predictions of finished instances that preds.json lacks, from their
+// trajectories.
+func (d *Dir) repairPreds() error {
+	n := 0
+	for id, h := range d.history {
+		last := h[len(h)-1]
+		if _, ok := d.preds[id]; ok || last.Category != CategoryModel {
+			continue
+		}
+		pred, err := predictionFromTrajectory(d.path, last)
+		if err != nil {
+			d.MissingPreds = append(d.MissingPreds, id)
+			continue
+		}
+		d.preds[id] = pred
+		n++
+	}
+	sort.Strings(d.MissingPreds)
+	if n == 0 {
+		return nil
+	}
+	d.RepairedPreds = n
+	return d.writePreds()
 }
 
 func (d *Dir) writePreds() error {

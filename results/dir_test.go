@@ -122,3 +122,42 @@ func TestWriteFileAtomicLeavesNoTemp(t *testing.T) {
 		t.Error("writing into a missing directory succeeded")
 	}
 }
+
+// A crash of an earlier version between the ledger line and preds.json left a finished instance
+// without its prediction: Open restores it from the trajectory and names what it cannot restore.
+func TestOpenRepairsPredictionsFromTrajectories(t *testing.T) {
+	dir := t.TempDir()
+	ledger := `{"instance_id":"a__b-1","attempt":1,"exit_status":"Submitted","category":"model","model_name":"m","ended_at":1}
+{"instance_id":"a__b-2","attempt":1,"exit_status":"Submitted","category":"model","model_name":"m","ended_at":2}
+{"instance_id":"a__b-3","attempt":1,"exit_status":"ContainerDied","category":"infrastructure","model_name":"m","ended_at":3}
+`
+	if err := os.WriteFile(filepath.Join(dir, LedgerFile), []byte(ledger), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Join(dir, "a__b-1"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	traj := `{"info":{"submission":"diff --git a/x b/x\n"},"messages":[],"trajectory_format":"mini-swe-agent-1.1","instance_id":"a__b-1"}`
+	if err := os.WriteFile(filepath.Join(dir, "a__b-1", "a__b-1.traj.json"), []byte(traj), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	d, err := Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	if d.RepairedPreds != 1 || len(d.MissingPreds) != 1 || d.MissingPreds[0] != "a__b-2" {
+		t.Errorf("repaired %d, missing %v; want 1 repaired, a__b-2 missing", d.RepairedPreds, d.MissingPreds)
+	}
+	data, err := os.ReadFile(filepath.Join(dir, PredsFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var preds map[string]Prediction
+	if err := json.Unmarshal(data, &preds); err != nil {
+		t.Fatal(err)
+	}
+	if got := preds["a__b-1"]; got.ModelPatch != "diff --git a/x b/x\n" || got.ModelNameOrPath != "m" || len(preds) != 1 {
+		t.Errorf("preds.json = %+v, want a__b-1's submission only", preds)
+	}
+}

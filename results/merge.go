@@ -24,7 +24,7 @@ type MergeReport struct {
 // folders. For an instance present in several sources, the source whose last attempt is a model
 // outcome wins, and among those the one that finished last. manifest is written as dst's run.json.
 func Merge(srcs []string, dst string, manifest *Manifest) (*MergeReport, error) {
-	if entries, err := os.ReadDir(dst); err == nil && len(entries) > 0 {
+	if entries, err := os.ReadDir(dst); err == nil && len(entries) > 0 && !(len(entries) == 1 && entries[0].Name() == LockFile) {
 		return nil, fmt.Errorf("merge: %s is not empty; merge into a new directory", dst)
 	}
 	type winner struct {

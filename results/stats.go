@@ -181,23 +181,11 @@ func Rebuild(dir string) (int, error) {
 		if last.Category != CategoryModel {
 			continue
 		}
-		p := filepath.Join(dir, id, id+".traj.json")
-		data, err := os.ReadFile(p)
-		if errors.Is(err, fs.ErrNotExist) {
-			return 0, fmt.Errorf("%s is missing; the ledger says %s finished", p, id)
-		}
+		pred, err := predictionFromTrajectory(dir, last)
 		if err != nil {
 			return 0, err
 		}
-		var t struct {
-			Info struct {
-				Submission string `json:"submission"`
-			} `json:"info"`
-		}
-		if err := json.Unmarshal(data, &t); err != nil {
-			return 0, fmt.Errorf("%s: %w", p, err)
-		}
-		preds[id] = Prediction{ModelNameOrPath: last.ModelName, InstanceID: id, ModelPatch: t.Info.Submission}
+		preds[id] = pred
 	}
 	data, err := marshalIndent(preds)
 	if err != nil {
@@ -209,4 +197,27 @@ func Rebuild(dir string) (int, error) {
 	d := &Dir{path: dir, history: history,
 		exitFile: exitStatusesPath(dir)}
 	return len(preds), d.writeExitStatuses()
+}
+
+// predictionFromTrajectory is the prediction of a finished attempt: the submission its
+// trajectory recorded.
+func predictionFromTrajectory(dir string, last Record) (Prediction, error) {
+	id := last.InstanceID
+	p := filepath.Join(dir, id, id+".traj.json")
+	data, err := os.ReadFile(p)
+	if errors.Is(err, fs.ErrNotExist) {
+		return Prediction{}, fmt.Errorf("%s is missing; the ledger says %s finished", p, id)
+	}
+	if err != nil {
+		return Prediction{}, err
+	}
+	var t struct {
+		Info struct {
+			Submission string `json:"submission"`
+		} `json:"info"`
+	}
+	if err := json.Unmarshal(data, &t); err != nil {
+		return Prediction{}, fmt.Errorf("%s: %w", p, err)
+	}
+	return Prediction{ModelNameOrPath: last.ModelName, InstanceID: id, ModelPatch: t.Info.Submission}, nil
 }

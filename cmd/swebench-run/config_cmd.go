@@ -2,86 +2,117 @@ package main
 
 import (
 	"encoding/json"
-	"errors"
-	"flag"
 	"fmt"
 	"io"
 
+	"github.com/spf13/cobra"
 	"gopkg.in/yaml.v3"
 
 	"github.com/swebench-run/swebench-run/configs"
 )
 
-// configCommand implements `swebench-run config show|list`.
-func configCommand(args []string, stdout, stderr io.Writer) error {
-	usage := func() {
-		fmt.Fprint(stderr, `Usage:
-  swebench-run config show [-c FILE|NAME|key.path=value]... [--model NAME] [--json]
-      Print the fully resolved config (shipped defaults, -c files and overrides merged, defaults
-      filled in, secrets removed): what a run with the same -c and --model would use and save.
-  swebench-run config list
-      List the configs shipped in the binary (usable by name with -c).
-`)
-	}
-	if len(args) == 0 {
-		usage()
-		return &exitStatusError{code: exitUsage}
-	}
-	switch args[0] {
-	case "list":
-		if len(args) > 1 {
-			return fmt.Errorf("%w: config list takes no arguments", errUsage)
-		}
-		for _, name := range configs.Shipped() {
-			marker := ""
-			if name == configs.DefaultName {
-				marker = "\t(default)"
+// newConfigCmd is `swebench-run config show|list`.
+func newConfigCmd() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:     "config show|list",
+		Short:   "print the resolved config, or the shipped configs",
+		GroupID: groupSetup,
+		Long: `Configs use mini-swe-agent v2's layout (agent, environment, model, run). Precedence: the shipped
+swebench.yaml < -c files < -c key.path=value overrides < flags.`,
+		Example: `  swebench-run config show -c swebench_backticks.yaml -c agent.step_limit=100
+  swebench-run config list`,
+		Annotations: map[string]string{
+			annUsage: "swebench-run config show [-c FILE|KEY=VALUE]... [--model MODEL] [--json]\n" +
+				"swebench-run config list",
+		},
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) == 0 {
+				return fmt.Errorf("%w: config needs a command: show or list", errUsage)
 			}
-			fmt.Fprintf(stdout, "%s%s\n", name, marker)
-		}
-		return nil
-	case "show":
-	case "help", "-h", "--help":
-		usage()
-		return nil
-	default:
-		usage()
-		return fmt.Errorf("%w: unknown config subcommand %q", errUsage, args[0])
+			return unknownCommandError(cmd, args[0])
+		},
+		// Runnable only to report a missing or unknown subcommand as a usage error.
+		RunE: func(*cobra.Command, []string) error { return nil },
 	}
+	cmd.AddCommand(newConfigShowCmd(), newConfigListCmd())
+	return cmd
+}
 
-	fs := flag.NewFlagSet("config show", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	var cfgArgs listFlag
-	fs.Var(&cfgArgs, "c", "config file or shipped config name, or key.path=value override (repeatable; later wins)")
-	modelName := fs.String("model", "", "model name, as --model of run")
-	asJSON := fs.Bool("json", false, "print JSON instead of YAML")
-	fs.Usage = func() {
-		usage()
-		fmt.Fprint(stderr, "\nFlags:\n")
-		fs.PrintDefaults()
-	}
-	if err := fs.Parse(args[1:]); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
+func newConfigShowCmd() *cobra.Command {
+	var (
+		cfgArgs   []string
+		modelName string
+		asJSON    bool
+	)
+	cmd := &cobra.Command{
+		Use:   "show [-c FILE|KEY=VALUE]... [--model MODEL] [--json]",
+		Short: "print the fully resolved config",
+		Long: `Prints the fully resolved config: shipped defaults, -c files and overrides merged, defaults
+filled in, secrets removed. It is what a run with the same -c and --model would use and save.`,
+		Example: `  # the default config
+  swebench-run config show
+  # a mini-swe-agent config file with an override, for a model, as JSON
+  swebench-run config show -c my-mini-config.yaml -c agent.cost_limit=0.5 --model openai/gpt-5 --json`,
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) > 0 {
+				return fmt.Errorf("%w: unexpected argument %q (config files go with -c)", errUsage, args[0])
+			}
 			return nil
-		}
-		return &exitStatusError{code: exitUsage}
+		},
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return showConfig(cfgArgs, modelName, asJSON, cmd.OutOrStdout(), cmd.ErrOrStderr())
+		},
 	}
-	if fs.NArg() > 0 {
-		return fmt.Errorf("%w: unexpected argument %q (config files go with -c)", errUsage, fs.Arg(0))
+	fs := cmd.Flags()
+	fs.SortFlags = false
+	fs.StringArrayVarP(&cfgArgs, "config", "c", nil, "config file or shipped config name, or key.path=value override (later wins)")
+	fs.StringVar(&modelName, "model", "", "model name, as --model of run")
+	fs.BoolVar(&asJSON, "json", false, "print JSON instead of YAML")
+	metavar(fs, "config", "FILE|KEY=VALUE")
+	metavar(fs, "model", "MODEL")
+	completeFlags(cmd, map[string]cobra.CompletionFunc{"config": completeConfig})
+	return cmd
+}
+
+func newConfigListCmd() *cobra.Command {
+	return &cobra.Command{
+		Use:     "list",
+		Short:   "list the configs shipped in the binary (usable by name with -c)",
+		Example: "  swebench-run config list",
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) > 0 {
+				return fmt.Errorf("%w: config list takes no arguments", errUsage)
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			for _, name := range configs.Shipped() {
+				marker := ""
+				if name == configs.DefaultName {
+					marker = "\t(default)"
+				}
+				fmt.Fprintf(cmd.OutOrStdout(), "%s%s\n", name, marker)
+			}
+			return nil
+		},
 	}
+}
+
+// showConfig prints the config that the -c arguments cfgArgs and the model name make.
+func showConfig(cfgArgs []string, modelName string, asJSON bool, stdout, stderr io.Writer) error {
 	files, overrides := splitConfigArgs(cfgArgs)
 	cfg, err := configs.Load(files, overrides)
 	if err != nil {
 		return err
 	}
-	if *modelName != "" {
-		cfg.Model.ModelName = *modelName
-		cfg.Set("model.model_name", *modelName)
+	if modelName != "" {
+		cfg.Model.ModelName = modelName
+		cfg.Set("model.model_name", modelName)
 	}
 	for _, k := range cfg.Ignored {
 		fmt.Fprintf(stderr, "swebench-run: config key %s has no meaning here and is ignored\n", k)
 	}
-	if *asJSON {
+	if asJSON {
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
 		return enc.Encode(cfg.Dump())

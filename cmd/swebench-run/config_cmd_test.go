@@ -34,7 +34,7 @@ func TestConfigShow(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var out, errOut bytes.Buffer
-			if err := configCommand(tt.args, &out, &errOut); err != nil {
+			if err := execCLI(append([]string{"config"}, tt.args...), &out, &errOut); err != nil {
 				t.Fatalf("config show: %v", err)
 			}
 			var got map[string]any
@@ -67,7 +67,7 @@ func TestConfigShow(t *testing.T) {
 
 func TestConfigList(t *testing.T) {
 	var out bytes.Buffer
-	if err := configCommand([]string{"list"}, &out, &out); err != nil {
+	if err := execCLI([]string{"config", "list"}, &out, &out); err != nil {
 		t.Fatal(err)
 	}
 	if got, want := out.String(), "swebench.yaml\t(default)\nswebench_backticks.yaml\n"; got != want {
@@ -82,7 +82,7 @@ func TestConfigErrors(t *testing.T) {
 		wantUsage bool
 		want      string
 	}{
-		{"no subcommand", nil, false, ""},
+		{"no subcommand", nil, true, "show or list"},
 		{"unknown subcommand", []string{"edit"}, true, "edit"},
 		{"stray argument", []string{"show", "x.yaml"}, true, "-c"},
 		{"unknown key", []string{"show", "-c", "agent.step_limt=3"}, false, "agent.step_limt"},
@@ -90,7 +90,7 @@ func TestConfigErrors(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var out bytes.Buffer
-			err := configCommand(tt.args, &out, &out)
+			err := execCLI(append([]string{"config"}, tt.args...), &out, &out)
 			if err == nil {
 				t.Fatal("no error")
 			}

@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -31,6 +32,13 @@ func demoInstances(t *testing.T) (string, []dataset.Instance) {
 		testenv.RequireImage(t, e, loaded.Instances[i].Image)
 	}
 	return path, loaded.Instances
+}
+
+// execCLI runs a command line through the command tree and returns the command's error rather
+// than the exit code.
+func execCLI(args []string, stdout, stderr io.Writer) error {
+	_, err := execute(context.Background(), nil, args, stdout, stderr)
+	return err
 }
 
 func runCLI(t *testing.T, args ...string) (int, string, string) {
@@ -222,7 +230,8 @@ func TestCancelRemovesContainers(t *testing.T) {
 	done := make(chan error, 1)
 	var stderr bytes.Buffer
 	go func() {
-		done <- runCommand(ctx, stop, []string{"--split", split, "--model", "scripted:" + script, "--workers", "3", "-o", out, "--progress", "none"}, &bytes.Buffer{}, &stderr)
+		_, err := execute(ctx, stop, []string{"run", "--split", split, "--model", "scripted:" + script, "--workers", "3", "-o", out, "--progress", "none"}, &bytes.Buffer{}, &stderr)
+		done <- err
 	}()
 	// Wait until containers are running, then cancel (the second Ctrl-C).
 	deadline := time.Now().Add(60 * time.Second)

@@ -2,15 +2,14 @@ package main
 
 import (
 	"context"
-	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"log/slog"
-	"os"
 	"path/filepath"
 	"sort"
 	"time"
+
+	"github.com/spf13/cobra"
 
 	"github.com/swebench-run/swebench-run/dataset"
 	"github.com/swebench-run/swebench-run/dockerenv"
@@ -18,98 +17,144 @@ import (
 	"github.com/swebench-run/swebench-run/sandbox"
 )
 
-func evalCommand(ctx context.Context, stop <-chan struct{}, args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("eval", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	var (
-		predsPath, split, out, runID, fromLogs, ids string
-		imageTemplate, pull, dockerHost, filter     string
-		workers                                     int
-		timeout                                     time.Duration
-		redo                                        bool
-	)
-	fs.StringVar(&predsPath, "predictions", "", "predictions: a preds.json (object keyed by id), a JSON list, a .jsonl file, or `gold` for the dataset's gold patches")
-	fs.StringVar(&split, "split", "", "dataset the predictions are for (as for run)")
-	fs.StringVar(&out, "o", "", "output directory (default: eval/ beside the predictions file, or runs/eval-<run id> for gold)")
-	fs.StringVar(&runID, "run-id", "", "run id naming the run report (default: the run's id from run.json beside the predictions, else a new one)")
-	fs.StringVar(&fromLogs, "from-logs", "", "regrade existing logs in DIR (harness logs/run_evaluation/<run_id>/<model>/ or our eval/) without containers")
-	fs.StringVar(&ids, "instance-ids", "", "only these ids: id,id,… or @FILE")
-	fs.StringVar(&filter, "filter", "", "only ids matching this regex at their start")
-	fs.IntVar(&workers, "workers", 4, "instances evaluated at once")
-	fs.DurationVar(&timeout, "timeout", eval.DefaultTimeout, "time limit of one instance's eval script (e.g. 1800s, 30m)")
-	fs.BoolVar(&redo, "redo", false, "re-evaluate instances that already have a report.json")
-	fs.StringVar(&imageTemplate, "image-template", dataset.DefaultImageTemplate, "image for rows without an image column (as for run)")
-	fs.StringVar(&pull, "pull", "missing", "when to pull images: missing, always or never")
-	fs.StringVar(&dockerHost, "docker-host", "", "Docker engine address (default DOCKER_HOST or the local socket)")
-	fs.Usage = func() {
-		fmt.Fprint(stderr, "Usage: swebench-run eval --predictions PATH|gold --split DATASET [flags]\n\nGrades predictions like the SWE-bench harness, in fresh containers, and writes\n<out>/<id>/{patch.diff,eval.sh,test_output.txt,report.json} and <out>/<model>.<run_id>.json.\n\nFlags:\n")
-		fs.PrintDefaults()
+type evalFlags struct {
+	predsPath, split, out, runID, fromLogs, ids string
+	imageTemplate, pull, dockerHost, filter     string
+	workers                                     int
+	timeout                                     time.Duration
+	redo, wait                                  bool
+}
+
+func newEvalCmd(stop <-chan struct{}) *cobra.Command {
+	var f evalFlags
+	cmd := &cobra.Command{
+		Use:     "eval --predictions PATH|gold --split DATASET [flags]",
+		Short:   "grade predictions like the SWE-bench harness",
+		GroupID: groupBatch,
+		Long: `Grades predictions like the SWE-bench harness, each in a fresh container from the instance's
+image, and writes <out>/<id>/{patch.diff,eval.sh,test_output.txt,report.json} and the run report
+<out>/<model>.<run_id>.json. Instances that already have a report.json are kept (--redo grades
+them again). With --from-logs, regrades existing logs without containers.`,
+		Example: `  # grade a run's predictions (the report goes to runs/gpt5/eval/)
+  swebench-run eval --predictions runs/gpt5/preds.json --split lite --workers 8
+  # check the images and the harness with the dataset's gold patches
+  swebench-run eval --predictions gold --split verified --instance-ids django__django-11099
+  # regrade the logs of a SWE-bench harness run, without Docker
+  swebench-run eval --predictions preds.json --split lite --from-logs logs/run_evaluation/my-run/my-model`,
+		Annotations: map[string]string{annExitCodes: `  0    every selected prediction was graded
+  1    the evaluation failed (bad input, Docker unreachable, output not writable)
+  2    bad command line
+  3    some instances could not be evaluated (see error_reasons in the run report)
+  130  interrupted (Ctrl-C, SIGTERM or SIGHUP): rerun the same command to resume`},
+		Args: noArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return runEval(cmd.Context(), stop, &f, cmd.OutOrStdout(), cmd.ErrOrStderr())
+		},
 	}
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return nil
-		}
-		return &exitStatusError{code: exitUsage}
-	}
-	if workers < 1 || timeout <= 0 {
+	fs := cmd.Flags()
+	fs.SortFlags = false
+	fs.StringVar(&f.predsPath, "predictions", "", "predictions: a preds.json (object keyed by id), a JSON list, a .jsonl file, or gold for the dataset's gold patches")
+	fs.StringVar(&f.split, "split", "", "dataset the predictions are for (as for run)")
+	fs.StringVar(&f.ids, "instance-ids", "", "only these ids: id,id,… or @FILE")
+	fs.StringVar(&f.filter, "filter", "", "only ids matching this regex at their start")
+	flagGroup(fs, "Input", "predictions", "split", "instance-ids", "filter")
+	metavar(fs, "predictions", "PATH|gold")
+	metavar(fs, "split", "DATASET")
+	metavar(fs, "instance-ids", "IDS")
+	metavar(fs, "filter", "REGEX")
+
+	fs.IntVar(&f.workers, "workers", 4, "instances evaluated at once")
+	fs.DurationVar(&f.timeout, "timeout", eval.DefaultTimeout, "time limit of one instance's eval script (e.g. 1800s, 30m)")
+	fs.StringVar(&f.imageTemplate, "image-template", dataset.DefaultImageTemplate, "image for rows without an image column (as for run)")
+	fs.StringVar(&f.pull, "pull", "missing", "when to pull images: missing, always or never")
+	fs.StringVar(&f.dockerHost, "docker-host", "", "Docker engine address (default DOCKER_HOST or the local socket)")
+	flagGroup(fs, "Docker", "workers", "timeout", "image-template", "pull", "docker-host")
+	metavar(fs, "image-template", "TEMPLATE")
+	metavar(fs, "pull", "POLICY")
+	metavar(fs, "docker-host", "URL")
+
+	fs.StringVarP(&f.out, "output", "o", "", "output directory (default: eval/ beside the predictions file, or runs/eval-<run id> for gold)")
+	fs.StringVar(&f.runID, "run-id", "", "run id naming the run report (default: the run's id from run.json beside the predictions, else a new one)")
+	fs.BoolVar(&f.redo, "redo", false, "re-evaluate instances that already have a report.json")
+	fs.StringVar(&f.fromLogs, "from-logs", "", "regrade existing logs in DIR (harness logs/run_evaluation/<run_id>/<model>/ or our eval/) without containers")
+	waitFlag(fs, &f.wait)
+	flagGroup(fs, "Output", "output", "run-id", "redo", "from-logs", "wait")
+	metavar(fs, "output", "DIR")
+	metavar(fs, "run-id", "ID")
+	metavar(fs, "from-logs", "DIR")
+	completeFlags(cmd, map[string]cobra.CompletionFunc{
+		"split":     completeDataset,
+		"pull":      oneOf("missing", "always", "never"),
+		"output":    completeDirs,
+		"from-logs": completeDirs,
+	})
+	return cmd
+}
+
+// runEval grades the predictions f names.
+func runEval(ctx context.Context, stop <-chan struct{}, f *evalFlags, stdout, stderr io.Writer) error {
+	out, runID := f.out, f.runID
+	if f.workers < 1 || f.timeout <= 0 {
 		return fmt.Errorf("%w: --workers must be at least 1 and --timeout positive", errUsage)
 	}
-	if predsPath == "" || split == "" {
+	if f.predsPath == "" || f.split == "" {
 		return fmt.Errorf("%w: eval needs --predictions and --split", errUsage)
 	}
-	sel := dataset.Selection{Filter: filter}
+	switch dockerenv.PullPolicy(f.pull) {
+	case dockerenv.PullMissing, dockerenv.PullAlways, dockerenv.PullNever:
+	default:
+		return fmt.Errorf("%w: --pull %q: want missing, always or never", errUsage, f.pull)
+	}
+	sel := dataset.Selection{Filter: f.filter}
 	var err error
-	if sel.IDs, err = parseIDs(ids, "--instance-ids"); err != nil {
+	if sel.IDs, err = parseIDs(f.ids, "--instance-ids"); err != nil {
 		return err
 	}
-	loaded, err := dataset.Load(ctx, split, dataset.LoadOptions{Progress: stderr, Selection: &sel, Require: dataset.RequireEval})
+	loaded, err := dataset.Load(ctx, f.split, dataset.LoadOptions{Progress: stderr, Selection: &sel, Require: dataset.RequireEval, Complete: true})
 	if err != nil {
 		return err
 	}
 	insts := loaded.Instances
 
 	var preds map[string]eval.Prediction
-	if predsPath == "gold" {
+	if f.predsPath == "gold" {
 		preds = eval.GoldPredictions(insts)
-	} else if preds, err = eval.LoadPredictions(predsPath); err != nil {
+	} else if preds, err = eval.LoadPredictions(f.predsPath); err != nil {
 		return err
 	}
 	if !sel.IsZero() {
 		preds = onlySelected(preds, insts)
 	}
 	if runID == "" {
-		runID = defaultEvalRunID(predsPath)
+		runID = defaultEvalRunID(f.predsPath)
 	}
 	if out == "" {
-		if predsPath == "gold" {
+		if f.predsPath == "gold" {
 			out = filepath.Join("runs", "eval-"+runID)
 		} else {
-			out = filepath.Join(filepath.Dir(predsPath), "eval")
+			out = filepath.Join(filepath.Dir(f.predsPath), "eval")
 		}
 	}
-	if err := os.MkdirAll(out, 0o755); err != nil {
-		return fmt.Errorf("output directory: %w", err)
+	lock, err := lockOutput(ctx, out, f.wait, stderr)
+	if err != nil {
+		return err
 	}
+	defer lock.Unlock()
 
 	var rep eval.RunReport
 	var results []eval.Result
-	if fromLogs != "" {
-		rep, results, err = eval.RegradeFromLogs(eval.RegradeOptions{LogsDir: fromLogs, OutDir: out, RunID: runID}, insts, preds)
+	if f.fromLogs != "" {
+		rep, results, err = eval.RegradeFromLogs(eval.RegradeOptions{LogsDir: f.fromLogs, OutDir: out, RunID: runID}, insts, preds)
 		if err != nil {
 			return err
 		}
 	} else {
-		switch dockerenv.PullPolicy(pull) {
-		case dockerenv.PullMissing, dockerenv.PullAlways, dockerenv.PullNever:
-		default:
-			return fmt.Errorf("%w: --pull %q: want missing, always or never", errUsage, pull)
-		}
-		engine, err := dockerenv.ConnectWith(ctx, dockerHost, dockerenv.Options{Pull: dockerenv.PullPolicy(pull)})
+		engine, err := dockerenv.ConnectWith(ctx, f.dockerHost, dockerenv.Options{Pull: dockerenv.PullPolicy(f.pull)})
 		if err != nil {
 			return err
 		}
 		defer engine.Close()
-		ev, err := newEvaluator(engine, out, runID, workers, timeout, redo, imageTemplate, stop)
+		ev, err := newEvaluator(engine, out, runID, f.workers, f.timeout, f.redo, f.imageTemplate, stop)
 		if err != nil {
 			return err
 		}

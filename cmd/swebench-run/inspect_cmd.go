@@ -3,8 +3,6 @@ package main
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -13,44 +11,49 @@ import (
 	"sort"
 	"strings"
 	"text/tabwriter"
+
+	"github.com/spf13/cobra"
 )
 
-// inspectCommand implements `swebench-run inspect TRAJ|DIR`: a trajectory as plain text (no
-// colours, so it reads well through `less`), or a table of the trajectories of a run directory.
-func inspectCommand(args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("inspect", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	full := fs.Bool("full", false, "show messages and outputs in full, without truncation")
-	lines := fs.Int("lines", 20, "lines shown of each output and message (first and last halves)")
-	system := fs.Bool("system", false, "also show the system and instance messages")
-	fs.Usage = func() {
-		fmt.Fprint(stderr, `Usage: swebench-run inspect [flags] TRAJ.traj.json | RUN_DIR
+func newInspectCmd() *cobra.Command {
+	var (
+		full, system bool
+		lines        int
+	)
+	cmd := &cobra.Command{
+		Use:     "inspect [flags] TRAJ.traj.json | RUN_DIR",
+		Short:   "show a trajectory (or a run's trajectories) in the terminal",
+		GroupID: groupResults,
+		Long: `Shows a trajectory (ours or mini-swe-agent's) step by step: the model's reasoning, the commands,
+their return codes and outputs (truncated unless --full), cost and exit status, as plain text
+that reads well in a pager. Given a run directory, lists its trajectories.`,
+		Example: `  swebench-run inspect runs/sonnet/django__django-11099/django__django-11099.traj.json | less
+  # every message and output in full, with the system and instance messages
+  swebench-run inspect --full --system runs/sonnet/django__django-11099/django__django-11099.traj.json
+  # the trajectories of a run: status, steps, cost
+  swebench-run inspect runs/sonnet`,
+		Args: argsRange(1, 1, "one trajectory file or run directory"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if lines < 2 {
+				return fmt.Errorf("%w: --lines must be at least 2", errUsage)
+			}
+			limit := lines
+			if full {
+				limit = 0
+			}
+			return inspectPath(args[0], limit, system, cmd.OutOrStdout())
+		},
+	}
+	fs := cmd.Flags()
+	fs.BoolVar(&full, "full", false, "show messages and outputs in full, without truncation")
+	fs.IntVar(&lines, "lines", 20, "lines shown of each output and message (first and last halves)")
+	fs.BoolVar(&system, "system", false, "also show the system and instance messages")
+	return cmd
+}
 
-Shows a trajectory (ours or mini-swe-agent's) step by step: the model's reasoning, the commands,
-their return codes and outputs (truncated unless --full), cost and exit status. Given a run
-directory, lists its trajectories. Pipe into a pager: swebench-run inspect T | less
-
-Flags:
-`)
-		fs.PrintDefaults()
-	}
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return nil
-		}
-		return &exitStatusError{code: exitUsage}
-	}
-	if fs.NArg() != 1 {
-		return fmt.Errorf("%w: inspect takes one trajectory file or run directory", errUsage)
-	}
-	if *lines < 2 {
-		return fmt.Errorf("%w: --lines must be at least 2", errUsage)
-	}
-	limit := *lines
-	if *full {
-		limit = 0
-	}
-	path := fs.Arg(0)
+// inspectPath shows the trajectory at path, or lists the trajectories of the run directory path;
+// limit is the number of lines shown of each output (0: all).
+func inspectPath(path string, limit int, system bool, stdout io.Writer) error {
 	st, err := os.Stat(path)
 	if err != nil {
 		return fmt.Errorf("inspect: %w", err)
@@ -62,7 +65,7 @@ Flags:
 	if err != nil {
 		return err
 	}
-	p := &trajPrinter{w: stdout, limit: limit, system: *system}
+	p := &trajPrinter{w: stdout, limit: limit, system: system}
 	return p.print(t)
 }
 

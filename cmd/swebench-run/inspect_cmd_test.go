@@ -64,7 +64,7 @@ func TestInspectTrajectories(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var out, errOut bytes.Buffer
-			if err := inspectCommand(tt.args, &out, &errOut); err != nil {
+			if err := execCLI(append([]string{"inspect"}, tt.args...), &out, &errOut); err != nil {
 				t.Fatalf("inspect: %v (stderr %s)", err, errOut.String())
 			}
 			got := out.String()
@@ -88,7 +88,7 @@ func TestInspectTrajectories(t *testing.T) {
 
 func TestInspectRunDir(t *testing.T) {
 	var out bytes.Buffer
-	if err := inspectCommand([]string{fixtureDir(t, "runs", "deepseek-chat-lite-dev", "output")}, &out, &out); err != nil {
+	if err := execCLI([]string{"inspect", fixtureDir(t, "runs", "deepseek-chat-lite-dev", "output")}, &out, &out); err != nil {
 		t.Fatal(err)
 	}
 	got := out.String()
@@ -121,7 +121,7 @@ func TestInspectErrors(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var out bytes.Buffer
-			err := inspectCommand(tt.args, &out, &out)
+			err := execCLI(append([]string{"inspect"}, tt.args...), &out, &out)
 			if err == nil {
 				t.Fatal("no error")
 			}

@@ -2,45 +2,62 @@ package main
 
 import (
 	"encoding/json"
-	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"sort"
 	"strings"
 	"time"
 
+	"github.com/spf13/cobra"
+
 	"github.com/swebench-run/swebench-run/dataset"
 	"github.com/swebench-run/swebench-run/results"
 )
 
-func mergeCommand(args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("merge", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	out := fs.String("o", "", "output directory of the merged run (must not exist or be empty)")
-	force := fs.Bool("force", false, "merge although models, configs or datasets differ")
-	fs.Usage = func() {
-		fmt.Fprint(stderr, "Usage: swebench-run merge OUT_1 OUT_2 … -o OUT\n\nCombines output directories (e.g. the --shard I/N parts of one run) into one: ledgers,\ntrajectories, predictions and evaluations.\n\nFlags:\n")
-		fs.PrintDefaults()
-	}
-	// Accept flags after the positional directories too.
-	var srcs []string
-	for len(args) > 0 {
-		if err := fs.Parse(args); err != nil {
-			if errors.Is(err, flag.ErrHelp) {
-				return nil
+func newMergeCmd() *cobra.Command {
+	var (
+		out   string
+		force bool
+		wait  bool
+	)
+	cmd := &cobra.Command{
+		Use:     "merge OUT_1 OUT_2 … -o OUT",
+		Short:   "combine output directories (shards) into one",
+		GroupID: groupBatch,
+		Long: `Combines output directories (e.g. the --shard I/N parts of one run, run on several machines)
+into one: ledgers, trajectories, predictions and evaluations. Refuses directories of different
+models, configs or datasets (unless --force); reports duplicates, missing shards and unfinished
+instances.`,
+		Example: `  # the four shards of a run, into one directory
+  swebench-run merge runs/lite-1 runs/lite-2 runs/lite-3 runs/lite-4 -o runs/lite
+  swebench-run merge runs/shard-* -o runs/all`,
+		Args: func(cmd *cobra.Command, args []string) error {
+			if out == "" || len(args) < 2 {
+				return fmt.Errorf("%w: merge needs at least two output directories and -o OUT", errUsage)
 			}
-			return &exitStatusError{code: exitUsage}
-		}
-		if fs.NArg() == 0 {
-			break
-		}
-		srcs = append(srcs, fs.Arg(0))
-		args = fs.Args()[1:]
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, srcs []string) error {
+			lock, err := lockOutput(cmd.Context(), out, wait, cmd.ErrOrStderr())
+			if err != nil {
+				return err
+			}
+			defer lock.Unlock()
+			return mergeDirs(srcs, out, force, cmd.OutOrStdout())
+		},
+		ValidArgsFunction: completeDirs,
 	}
-	if *out == "" || len(srcs) < 2 {
-		return fmt.Errorf("%w: merge needs at least two output directories and -o OUT", errUsage)
-	}
+	fs := cmd.Flags()
+	fs.StringVarP(&out, "output", "o", "", "output directory of the merged run (must not exist or be empty)")
+	fs.BoolVar(&force, "force", false, "merge although models, configs or datasets differ")
+	waitFlag(fs, &wait)
+	metavar(fs, "output", "DIR")
+	completeFlags(cmd, map[string]cobra.CompletionFunc{"output": completeDirs})
+	return cmd
+}
+
+// mergeDirs merges the output directories srcs into out.
+func mergeDirs(srcs []string, out string, force bool, stdout io.Writer) error {
 	var mans []*results.Manifest
 	for _, s := range srcs {
 		m, err := results.ReadManifest(s)
@@ -53,7 +70,7 @@ func mergeCommand(args []string, stdout, stderr io.Writer) error {
 		mans = append(mans, m)
 	}
 	for i := 1; i < len(mans); i++ {
-		if diff := incompatible(mans[0], mans[i]); diff != "" && !*force {
+		if diff := incompatible(mans[0], mans[i]); diff != "" && !force {
 			return fmt.Errorf("%s and %s differ in %s; they are not parts of one run (use --force to merge anyway)", srcs[0], srcs[i], diff)
 		}
 	}
@@ -63,11 +80,11 @@ func mergeCommand(args []string, stdout, stderr io.Writer) error {
 		merged.Instances += m.Instances
 	}
 	merged.Updated = time.Now().UTC()
-	rep, err := results.Merge(srcs, *out, &merged)
+	rep, err := results.Merge(srcs, out, &merged)
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "merged %d directories into %s: %d instances\n", len(srcs), *out, rep.Instances)
+	fmt.Fprintf(stdout, "merged %d directories into %s: %d instances\n", len(srcs), out, rep.Instances)
 	if len(rep.Duplicates) > 0 {
 		fmt.Fprintf(stdout, "finished in more than one directory (the latest kept): %s\n", strings.Join(rep.Duplicates, ", "))
 	}

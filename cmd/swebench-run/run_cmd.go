@@ -6,7 +6,6 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"log/slog"
@@ -17,6 +16,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 	"golang.org/x/term"
 	"gopkg.in/yaml.v3"
 
@@ -33,14 +34,15 @@ import (
 type runFlags struct {
 	split, model, out, runID   string
 	workers, maxAttempts       int
-	configs                    listFlag
+	configs                    []string
 	sel                        dataset.Selection
 	ids, exclude               string
 	imageTemplate, pull        string
-	dockerHosts                listFlag
+	dockerHosts                []string
 	pullWorkers                int
 	platform, imageCache       string
 	redo, dryRun, force, quiet bool
+	wait                       bool
 	progress                   string
 	memory, network            string
 	cpus                       float64
@@ -52,13 +54,66 @@ type runFlags struct {
 	retryFailed                bool
 }
 
-func (f *runFlags) register(fs *flag.FlagSet) {
-	fs.StringVar(&f.split, "split", "", "dataset: a named dataset (see `swebench-run datasets`), hf:ORG/NAME[:SPLIT][@REVISION], or a .parquet/.jsonl/.json file or directory")
-	fs.StringVar(&f.model, "model", "", "model name (e.g. anthropic/claude-sonnet-4-5, openai/gpt-5), scripted[:FILE] or replay:DIR")
-	fs.StringVar(&f.out, "o", "", "output directory (default runs/<dataset>-<model>)")
-	fs.StringVar(&f.out, "output", "", "same as -o")
-	fs.IntVar(&f.workers, "workers", 4, "instances run at once")
-	fs.Var(&f.configs, "c", "config file or shipped config name, or key.path=value override (repeatable; later wins)")
+// Help sections of run's flags.
+const (
+	groupSelection = "Selection"
+	groupModel     = "Model and config"
+	groupDocker    = "Docker"
+	groupLimits    = "Limits"
+	groupResume    = "Resume"
+	groupEval      = "Evaluation"
+	groupOutput    = "Output"
+)
+
+func newRunCmd(stop <-chan struct{}) *cobra.Command {
+	var f runFlags
+	cmd := &cobra.Command{
+		Use:     "run --split DATASET --model MODEL [flags]",
+		Short:   "run a batch: an agent on every selected instance (the default command)",
+		GroupID: groupBatch,
+		Long: `Runs a coding agent on every selected instance of a dataset, each in its own Docker
+container, and writes per-instance trajectories, a ledger and a preds.json to the output
+directory. Rerunning the same command resumes: finished instances are skipped, instances that
+failed for infrastructure reasons are retried (up to --max-attempts). The first Ctrl-C stops
+starting instances and lets running ones finish their current step; the second cancels them.
+
+run is the default command: 'swebench-run --split … --model …' is 'swebench-run run --split …'.`,
+		Example: `  # SWE-bench Verified with Claude, 16 instances at a time
+  swebench-run --split verified --model anthropic/claude-sonnet-4-5 --workers 16 -o runs/sonnet
+  # 20 instances of Lite, a config override, and the predictions graded as they come
+  swebench-run run --split lite --slice 0:20 --model openai/gpt-5 -c agent.step_limit=100 --eval
+  # a local dataset with its own images, spread over two Docker engines
+  swebench-run --split ./tasks.jsonl --model openai/gpt-5 --image-template 'ghcr.io/me/{id}:latest' \
+      --docker-host unix:///var/run/docker.sock --docker-host ssh://me@big-box,workers=32
+  # what would run, without Docker or a model
+  swebench-run --split lite --filter django__ --shard 1/4 --dry-run`,
+		Annotations: map[string]string{
+			annUsage: "swebench-run run --split DATASET --model MODEL [flags]\n" +
+				"swebench-run --split DATASET --model MODEL [flags]",
+			annExitCodes: exitCodesHelp,
+		},
+		Args: noArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return runBatch(cmd.Context(), stop, &f, cmd.OutOrStdout(), cmd.ErrOrStderr())
+		},
+	}
+	f.register(cmd.Flags())
+	completeFlags(cmd, map[string]cobra.CompletionFunc{
+		"split":       completeDataset,
+		"config":      completeConfig,
+		"pull":        oneOf("missing", "always", "never"),
+		"image-cache": oneOf("keep", "remove", "budget="),
+		"network":     oneOf("bridge", "none"),
+		"progress":    oneOf("auto", "bar", "lines", "json", "none"),
+		"output":      completeDirs,
+	})
+	return cmd
+}
+
+func (f *runFlags) register(fs *pflag.FlagSet) {
+	fs.SortFlags = false
+
+	fs.StringVar(&f.split, "split", "", "dataset: a named dataset (see 'swebench-run datasets'), hf:ORG/NAME[:SPLIT][@REVISION], or a .parquet/.jsonl/.json file or directory")
 	fs.StringVar(&f.sel.Filter, "filter", "", "regex matched at the start of instance ids")
 	fs.StringVar(&f.sel.Slice, "slice", "", "Python-style slice of the selection, e.g. 0:10 or ::2")
 	fs.BoolVar(&f.sel.Shuffle, "shuffle", false, "shuffle the instances (sorted by id first, then seeded)")
@@ -66,28 +121,65 @@ func (f *runFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.ids, "instance-ids", "", "only these ids: id,id,… or @FILE with one id per line")
 	fs.StringVar(&f.exclude, "exclude", "", "skip these ids: id,id,… or @FILE")
 	fs.StringVar(&f.sel.Shard, "shard", "", "run part I of N (I/N, 1-based) of the selection")
+	fs.BoolVar(&f.dryRun, "dry-run", false, "load and select, print the instances (id, image) and exit without Docker or a model")
+	flagGroup(fs, groupSelection, "split", "filter", "slice", "shuffle", "seed", "instance-ids", "exclude", "shard", "dry-run")
+	metavar(fs, "split", "DATASET")
+	metavar(fs, "filter", "REGEX")
+	metavar(fs, "slice", "START:STOP[:STEP]")
+	metavar(fs, "instance-ids", "IDS")
+	metavar(fs, "exclude", "IDS")
+	metavar(fs, "shard", "I/N")
+
+	fs.StringVar(&f.model, "model", "", "model name (e.g. anthropic/claude-sonnet-4-5, openai/gpt-5), scripted[:FILE] or replay:DIR")
+	fs.StringArrayVarP(&f.configs, "config", "c", nil, "config file or shipped config name, or key.path=value override (later wins)")
+	flagGroup(fs, groupModel, "model", "config")
+	metavar(fs, "model", "MODEL")
+	metavar(fs, "config", "FILE|KEY=VALUE")
+
+	fs.IntVar(&f.workers, "workers", 4, "instances run at once")
+	fs.StringArrayVar(&f.dockerHosts, "docker-host", nil, "Docker engine URL[,workers=N] (unix://, tcp:// with DOCKER_CERT_PATH/DOCKER_TLS_VERIFY, ssh://user@host); several spread the instances over the engines by free capacity (default DOCKER_HOST or the local socket, with --workers)")
 	fs.StringVar(&f.imageTemplate, "image-template", dataset.DefaultImageTemplate, "image name for rows without an image column; placeholders {instance_id} (Docker Hub form), {id}, {arch}")
 	fs.StringVar(&f.pull, "pull", "missing", "when to pull images: missing, always or never")
-	fs.Var(&f.dockerHosts, "docker-host", "Docker engine URL[,workers=N] (unix://, tcp:// with DOCKER_CERT_PATH/DOCKER_TLS_VERIFY, ssh://user@host); repeatable: instances spread over the engines by free capacity (default DOCKER_HOST or the local socket, with --workers)")
 	fs.IntVar(&f.pullWorkers, "pull-workers", 4, "concurrent image pulls per engine")
 	fs.StringVar(&f.platform, "platform", "linux/amd64", "image platform (SWE-bench images are linux/amd64; other hosts run them under emulation)")
 	fs.StringVar(&f.imageCache, "image-cache", "keep", "images this run pulled: keep, remove (after their last instance) or budget=SIZE (evict least recently used to stay under SIZE, e.g. budget=200GB); images you had before are never removed")
-	fs.BoolVar(&f.redo, "redo-existing", false, "rerun instances that already finished in this output directory")
-	fs.BoolVar(&f.retryFailed, "retry-failed", false, "also rerun instances whose model outcome was not Submitted (LimitsExceeded, format errors, …)")
-	fs.IntVar(&f.maxAttempts, "max-attempts", 3, "attempts per instance for infrastructure failures, over all resumes")
-	fs.BoolVar(&f.dryRun, "dry-run", false, "load and select, print the instances (id, image) and exit without Docker or a model")
-	fs.BoolVar(&f.force, "force", false, "resume even if model, config or dataset differ from the output directory's run.json")
-	fs.StringVar(&f.runID, "run-id", "", "run id (default: the output directory's, or a new one)")
-	fs.StringVar(&f.progress, "progress", "auto", "progress display: auto, bar, lines, json or none")
-	fs.BoolVar(&f.quiet, "quiet", false, "no progress display (same as --progress none)")
+	fs.StringVar(&f.network, "network", "", "container network mode: bridge (default) or none")
+	flagGroup(fs, groupDocker, "workers", "docker-host", "image-template", "pull", "pull-workers", "platform", "image-cache", "network")
+	metavar(fs, "docker-host", "URL")
+	metavar(fs, "image-template", "TEMPLATE")
+	metavar(fs, "pull", "POLICY")
+	metavar(fs, "platform", "OS/ARCH")
+	metavar(fs, "image-cache", "POLICY")
+	metavar(fs, "network", "MODE")
+
 	fs.StringVar(&f.memory, "memory", "", "memory limit per container, e.g. 8g (default unlimited)")
 	fs.Float64Var(&f.cpus, "cpus", 0, "CPUs per container (default unlimited)")
 	fs.Int64Var(&f.pids, "pids-limit", 0, "process limit per container (default 4096; -1 unlimited)")
-	fs.StringVar(&f.network, "network", "", "container network mode: bridge (default) or none")
-	fs.Float64Var(&f.maxCost, "max-cost", 0, "run-wide cost limit in dollars: no instance starts after it is spent (0 = none)")
+	fs.Float64Var(&f.maxCost, "max-cost", 0, "cost limit in dollars of the output directory as a whole, across resumes: no model call starts when what is left does not cover it; instances cut by it run again when a run has budget left (0 = none)")
 	fs.DurationVar(&f.maxDuration, "max-duration", 0, "run deadline, e.g. 8h: then running instances are cancelled (and retried on resume) and the run exits 130 (0 = none)")
+	flagGroup(fs, groupLimits, "memory", "cpus", "pids-limit", "max-cost", "max-duration")
+	metavar(fs, "memory", "SIZE")
+	metavar(fs, "max-cost", "DOLLARS")
+
+	fs.BoolVar(&f.redo, "redo-existing", false, "rerun instances that already finished in this output directory")
+	fs.BoolVar(&f.retryFailed, "retry-failed", false, "also rerun instances whose model outcome was not Submitted (LimitsExceeded, format errors, …)")
+	fs.IntVar(&f.maxAttempts, "max-attempts", 3, "attempts per instance for infrastructure failures, over all resumes")
+	fs.BoolVar(&f.force, "force", false, "resume even if model, config or dataset differ from the output directory's run.json")
+	fs.StringVar(&f.runID, "run-id", "", "run id (default: the output directory's, or a new one)")
+	flagGroup(fs, groupResume, "redo-existing", "retry-failed", "max-attempts", "force", "run-id")
+	metavar(fs, "run-id", "ID")
+
 	fs.BoolVar(&f.eval, "eval", false, "evaluate each prediction as soon as it exists (in a fresh container), and write the run report to <out>/eval")
 	fs.DurationVar(&f.evalTimeout, "eval-timeout", eval.DefaultTimeout, "with --eval: time limit of one instance's eval script")
+	flagGroup(fs, groupEval, "eval", "eval-timeout")
+
+	fs.StringVarP(&f.out, "output", "o", "", "output directory; an existing one is resumed (default runs/<dataset>-<model>)")
+	fs.StringVar(&f.progress, "progress", "auto", "progress display: auto, bar, lines, json or none")
+	fs.BoolVar(&f.quiet, "quiet", false, "no progress display (same as --progress none)")
+	waitFlag(fs, &f.wait)
+	flagGroup(fs, groupOutput, "output", "progress", "quiet", "wait")
+	metavar(fs, "output", "DIR")
+	metavar(fs, "progress", "MODE")
 }
 
 // splitConfigArgs separates -c values into files and key=value overrides.
@@ -102,24 +194,8 @@ func splitConfigArgs(vals []string) (files, overrides []string) {
 	return files, overrides
 }
 
-func runCommand(ctx context.Context, stop <-chan struct{}, args []string, stdout, stderr io.Writer) error {
-	var f runFlags
-	fs := flag.NewFlagSet("run", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	f.register(fs)
-	fs.Usage = func() {
-		fmt.Fprint(stderr, "Usage: swebench-run [run] --split DATASET --model MODEL [flags]\n\nFlags:\n")
-		fs.PrintDefaults()
-	}
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return nil
-		}
-		return &exitStatusError{code: exitUsage}
-	}
-	if fs.NArg() > 0 {
-		return fmt.Errorf("%w: unexpected argument %q", errUsage, fs.Arg(0))
-	}
+// runBatch runs the batch f describes.
+func runBatch(ctx context.Context, stop <-chan struct{}, f *runFlags, stdout, stderr io.Writer) error {
 	switch {
 	case f.workers < 1:
 		return fmt.Errorf("%w: --workers %d: want at least 1", errUsage, f.workers)
@@ -174,11 +250,17 @@ func runCommand(ctx context.Context, stop <-chan struct{}, args []string, stdout
 	if f.eval {
 		require = dataset.RequireEval
 	}
-	loaded, err := dataset.Load(ctx, f.split, dataset.LoadOptions{Progress: stderr, Selection: &f.sel, Require: require})
+	loaded, err := dataset.Load(ctx, f.split, dataset.LoadOptions{Progress: stderr, Selection: &f.sel, Require: require, Complete: f.eval})
 	if err != nil {
 		return err
 	}
 	insts := loaded.Instances
+	if f.eval {
+		// Refuse before any model call, not when the first prediction is graded.
+		if err := eval.CheckInstances(insts); err != nil {
+			return err
+		}
+	}
 	if f.dryRun {
 		return printDryRun(stdout, stderr, insts, f.imageTemplate)
 	}
@@ -190,6 +272,11 @@ func runCommand(ctx context.Context, stop <-chan struct{}, args []string, stdout
 	if f.out == "" {
 		f.out = filepath.Join("runs", safeName(filepath.Base(f.split))+"-"+safeName(modelName))
 	}
+	lock, err := lockOutput(ctx, f.out, f.wait, stderr)
+	if err != nil {
+		return err
+	}
+	defer lock.Unlock()
 	out, err := results.Open(f.out)
 	if err != nil {
 		return err
@@ -198,7 +285,19 @@ func runCommand(ctx context.Context, stop <-chan struct{}, args []string, stdout
 	if out.TornLedger {
 		fmt.Fprintf(stderr, "swebench-run: %s: the last line of %s was torn by a crash and was dropped; that instance will run again\n", f.out, results.LedgerFile)
 	}
-	man, err := prepareManifest(out, f, cfg, loaded, modelName)
+	if out.RepairedPreds > 0 {
+		fmt.Fprintf(stderr, "swebench-run: %s: restored %d predictions that a crash kept out of %s, from their trajectories\n", f.out, out.RepairedPreds, results.PredsFile)
+	}
+	if len(out.MissingPreds) > 0 {
+		fmt.Fprintf(stderr, "swebench-run: warning: %s: %d finished instances have neither a prediction nor a trajectory (%s): rerun them with --instance-ids and --redo-existing\n", f.out, len(out.MissingPreds), strings.Join(out.MissingPreds, ","))
+	}
+	if budget != nil {
+		// The limit is the output directory's, across resumes: what earlier runs spent counts.
+		spent, calls := out.Spent()
+		budget.Restore(spent, calls)
+		fmt.Fprintf(stderr, "swebench-run: cost limit $%.2f: $%.4f spent by earlier runs of %s, $%.4f left\n", f.maxCost, spent, f.out, budget.Left())
+	}
+	man, err := prepareManifest(out, *f, cfg, loaded, modelName)
 	if err != nil {
 		return err
 	}
@@ -291,7 +390,8 @@ func runCommand(ctx context.Context, stop <-chan struct{}, args []string, stdout
 	case runErr != nil:
 		return runErr
 	case sum.BudgetExhausted:
-		return fmt.Errorf("the run's cost limit (--max-cost $%.2f) is spent ($%.4f): instances not yet started were left for later; raise --max-cost and rerun the same command to continue", f.maxCost, budget.Spent())
+		return fmt.Errorf("the cost limit of %s (--max-cost $%.2f, across resumes) is spent ($%.4f): %d running instances were cut (%s) and the instances not yet started were left; they run again from the start when you raise --max-cost and rerun the same command",
+			f.out, f.maxCost, budget.Spent(), sum.Unfinished, model.StatusRunBudgetExhausted)
 	case sum.Failed > 0:
 		return &exitStatusError{code: exitFailedInsts, msg: fmt.Sprintf("%d instances ended with infrastructure failures; rerun the same command to retry them", sum.Failed)}
 	}
@@ -436,7 +536,7 @@ func printDryRun(stdout, stderr io.Writer, insts []dataset.Instance, tmpl string
 	return nil
 }
 
-func chooseProgress(f runFlags, stderr io.Writer) runner.Progress {
+func chooseProgress(f *runFlags, stderr io.Writer) runner.Progress {
 	mode := f.progress
 	if f.quiet {
 		mode = "none"

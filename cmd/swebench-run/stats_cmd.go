@@ -2,36 +2,44 @@ package main
 
 import (
 	"encoding/json"
-	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"sort"
+	"strings"
 	"text/tabwriter"
+
+	"github.com/spf13/cobra"
 
 	"github.com/swebench-run/swebench-run/results"
 )
 
-func statsCommand(args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("stats", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	asJSON := fs.Bool("json", false, "print the statistics as JSON")
-	rebuild := fs.Bool("rebuild", false, "regenerate preds.json and exit_statuses_<time>.yaml from the ledger and the trajectories first")
-	fs.Usage = func() {
-		fmt.Fprint(stderr, "Usage: swebench-run stats [--json] [--rebuild] OUTPUT_DIR\n\nFlags:\n")
-		fs.PrintDefaults()
+func newStatsCmd() *cobra.Command {
+	var asJSON, rebuild bool
+	cmd := &cobra.Command{
+		Use:     "stats [--json] [--rebuild] OUTPUT_DIR",
+		Short:   "statuses, cost, steps, tokens, durations and resolved rate of a run",
+		GroupID: groupResults,
+		Long: `Summarises a run's output directory: exit statuses, cost (total, mean, p50/p90), steps, tokens,
+durations, infrastructure failures with their reasons, and the resolved rate when it was evaluated.`,
+		Example: `  swebench-run stats runs/sonnet
+  # machine-readable
+  swebench-run stats --json runs/sonnet | jq .cost
+  # regenerate preds.json and the exit-status file from the ledger and the trajectories first
+  swebench-run stats --rebuild runs/sonnet`,
+		Args: argsRange(1, 1, "one output directory"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return showStats(args[0], asJSON, rebuild, cmd.OutOrStdout(), cmd.ErrOrStderr())
+		},
+		ValidArgsFunction: completeDirs,
 	}
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return nil
-		}
-		return &exitStatusError{code: exitUsage}
-	}
-	if fs.NArg() != 1 {
-		return fmt.Errorf("%w: stats takes one output directory", errUsage)
-	}
-	dir := fs.Arg(0)
-	if *rebuild {
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print the statistics as JSON")
+	cmd.Flags().BoolVar(&rebuild, "rebuild", false, "regenerate preds.json and exit_statuses_<time>.yaml from the ledger and the trajectories first")
+	return cmd
+}
+
+// showStats prints the statistics of the output directory dir.
+func showStats(dir string, asJSON, rebuild bool, stdout, stderr io.Writer) error {
+	if rebuild {
 		n, err := results.Rebuild(dir)
 		if err != nil {
 			return err
@@ -42,7 +50,7 @@ func statsCommand(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	if *asJSON {
+	if asJSON {
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
 		return enc.Encode(st)
@@ -78,7 +86,11 @@ func printStats(w io.Writer, st *results.Stats) {
 	tw.Flush()
 	fmt.Fprintf(w, "\ntokens: %d in (%d cache read, %d cache write), %d out\n", st.Tokens.Input, st.Tokens.CacheRead, st.Tokens.CacheWrite, st.Tokens.Output)
 	if st.Eval != nil {
-		fmt.Fprintf(w, "resolved: %d of %d instances (%.1f%%); %d evaluated, %d patches applied\n", st.Eval.Resolved, st.Instances, 100*st.Eval.Rate, st.Eval.Evaluated, st.Eval.Applied)
+		fmt.Fprintf(w, "resolved: %d of %d instances (%.1f%%); %d evaluated, %d patches applied\n", st.Eval.Resolved, st.Instances-len(st.Unfinished), 100*st.Eval.Rate, st.Eval.Evaluated, st.Eval.Applied)
+	}
+	if len(st.Unfinished) > 0 {
+		fmt.Fprintf(w, "\n%d unfinished (cut by the run's cost limit; neither resolved nor unresolved, they run again when a run has budget left): %s\n",
+			len(st.Unfinished), strings.Join(st.Unfinished, ", "))
 	}
 	if len(st.Failures) > 0 {
 		fmt.Fprintf(w, "\ninfrastructure failures (retried when the run is resumed, up to --max-attempts):\n")

@@ -65,38 +65,46 @@ var pytestOption = pyRe(`(.*?)\[(.*)\]`)
 func parsePytestOptions(log, _ string) (*Map, error) {
 	m := NewMap()
 	for _, line := range lines(log) {
-		f := pytestFields(line)
-		if f == nil {
-			continue
+		if f := pytestFields(line); f != nil {
+			m.Set(pytestOptionName(f[1]), f[0])
 		}
-		name := f[1]
-		if g := pytestOption.FindStringSubmatch(name); g != nil {
-			main, option := g[1], g[2]
-			if strings.HasPrefix(option, "/") && !strings.HasPrefix(option, "//") && !strings.Contains(option, "*") {
-				parts := strings.Split(option, "/")
-				option = "/" + parts[len(parts)-1]
-			}
-			name = main + "[" + option + "]"
-		}
-		m.Set(name, f[0])
 	}
 	return m, nil
 }
 
+// pytestOptionName shortens an absolute-path parameter of a test id to its last element.
+func pytestOptionName(name string) string {
+	g := pytestOption.FindStringSubmatch(name)
+	if g == nil {
+		return name
+	}
+	main, option := g[1], g[2]
+	if strings.HasPrefix(option, "/") && !strings.HasPrefix(option, "//") && !strings.Contains(option, "*") {
+		parts := strings.Split(option, "/")
+		option = "/" + parts[len(parts)-1]
+	}
+	return main + "[" + option + "]"
+}
+
 var ansiColourCode = pyRe(`\[(\d+)m`)
+
+// stripColourAndControls removes "[<n>m" colour codes, then the characters 1 to 31.
+func stripColourAndControls(line string) string {
+	line = ansiColourCode.ReplaceAllString(line, "")
+	return strings.Map(func(r rune) rune {
+		if r >= 1 && r < 32 {
+			return -1
+		}
+		return r
+	}, line)
+}
 
 // parsePytestV2 reads pytest output with colour codes and control characters removed; test ids
 // may contain spaces, and older pytest versions print the status at the end of the line.
 func parsePytestV2(log, _ string) (*Map, error) {
 	m := NewMap()
 	for _, line := range lines(log) {
-		line = ansiColourCode.ReplaceAllString(line, "")
-		line = strings.Map(func(r rune) rune {
-			if r >= 1 && r < 32 {
-				return -1
-			}
-			return r
-		}, line)
+		line = stripColourAndControls(line)
 		switch {
 		case startsWithStatus(line):
 			if strings.HasPrefix(line, Failed) {
