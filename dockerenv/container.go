@@ -27,16 +27,6 @@ import (
 	"github.com/swebench-run/swebench-run/sandbox"
 )
 
-// The limits of sandbox.Limits, on Docker: the memory limit is the container's; when a command
-// allocates beyond it, the kernel kills the largest process of the container (the command, not
-// the container's main process, which stays tiny), so the container keeps running and Exec
-// returns exit code 137 with OOMKilled set and a note appended to the output. Docker's
-// State.OOMKilled is only set when the container itself ends, so Exec reads the kill count of
-// the container's memory cgroup instead (cgroup v1 memory.oom_control, v2 memory.events). Should
-// the main process be killed, the container dies and operations fail with a *sandbox.DiedError
-// whose ExitStatus is "OOMKilled". Containers keep Docker's default capabilities and seccomp
-// profile.
-
 // Container is a running container of this tool.
 type Container struct {
 	engine *Engine
@@ -63,6 +53,15 @@ func (c *Container) Name() string { return c.name }
 
 // StartContainer creates and starts the container of spec. The image must be present (see
 // EnsureImage). On error nothing is left behind.
+//
+// spec.Limits become the container's HostConfig. Memory: when a command allocates beyond the
+// limit, the kernel kills the largest process of the container (the command, not the container's
+// main process, which stays tiny), so the container keeps running and Exec returns exit code 137
+// with OOMKilled set and a note appended to the output. Docker's State.OOMKilled is only set when
+// the container itself ends, so Exec reads the kill count of the container's memory cgroup
+// instead (cgroup v1 memory.oom_control, v2 memory.events). Should the main process be killed,
+// the container dies and operations fail with a *sandbox.DiedError whose ExitStatus is
+// "OOMKilled". Containers keep Docker's default capabilities and seccomp profile.
 func (e *Engine) StartContainer(ctx context.Context, spec sandbox.Spec) (*Container, error) {
 	spec = spec.WithDefaults()
 	suffix := make([]byte, 4)
