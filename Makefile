@@ -4,7 +4,7 @@ BIN     := bin/swebench-run
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 DEMO_OUT ?= runs/demo
 
-.PHONY: build test unit demo images lint bench clean
+.PHONY: build test testdata unit demo images lint bench clean
 
 build:
 	$(GO) build -ldflags "-X main.version=$(VERSION)" -o $(BIN) ./cmd/swebench-run
@@ -13,9 +13,17 @@ build:
 images:
 	scripts/build-demo-images.sh
 
-# The whole suite: unit tests and integration tests against the real Docker engine.
+# The whole suite: unit tests and integration tests against the real Docker engine. Runs
+# `make testdata` first, ends with the count of corpus tests that ran and skipped, and stops what
+# the tests started (the second Docker engine: SWEBENCH_RUN_KEEP_ENGINES=1 keeps it).
 test: images
-	$(GO) test -count=1 -timeout 30m ./...
+	GO="$(GO)" scripts/test.sh
+
+# The test corpus (real SWE-bench files listed in internal/corpus/manifest.txt) into its cache,
+# $$XDG_CACHE_HOME/swebench-run/testdata (SWEBENCH_RUN_TESTDATA moves it): from the local mirror
+# (../shared/fixtures or SWEBENCH_RUN_TESTDATA_MIRROR), else from the pinned origins; verified.
+testdata:
+	$(GO) run ./internal/corpus/cmd/corpus
 
 # Unit tests only (no Docker needed; Docker tests skip when no daemon answers, unless CI is set).
 unit:

@@ -24,6 +24,15 @@ type Config struct {
 	MaxRepeatedActions  int    `yaml:"max_repeated_actions" json:"max_repeated_actions"`
 	ObservationTemplate string `yaml:"-" json:"-"`
 	FormatErrorTemplate string `yaml:"-" json:"-"`
+
+	// Mini1 runs the loop with mini-swe-agent 1.x semantics (see v1.go); the loader sets it,
+	// with the two fields below, for configs in 1.x layout.
+	Mini1 bool `yaml:"-" json:"-"`
+	// TimeoutTemplate renders the observation of a command that timed out (1.x only).
+	TimeoutTemplate string `yaml:"-" json:"-"`
+	// ActionRegex finds the command in a reply (1.x only; Python re syntax, see
+	// CompilePyRegex): exactly one match is a valid reply.
+	ActionRegex string `yaml:"-" json:"-"`
 }
 
 // Exit statuses the loop itself produces.
@@ -68,6 +77,8 @@ type Agent struct {
 	// lastStep and repeats track identical consecutive steps (MaxRepeatedActions).
 	lastStep string
 	repeats  int
+	// end is how a 1.x run ended (1.x records it outside the messages).
+	end v1End
 }
 
 // Stats are the loop's counters, saved in the trajectory.
@@ -98,6 +109,10 @@ type Result struct {
 	Submission string
 	Messages   []Message
 	Stats      Stats
+	// ExceptionStr and Traceback describe the unexpected error that ended a 1.x run (a 2.x run
+	// records them in its exit message).
+	ExceptionStr string
+	Traceback    string
 }
 
 // errWallTime is the cause of the run context's end when the wall-time limit is reached.
@@ -116,6 +131,9 @@ func exitMessage(status, content, submission string) Message {
 // unexpected failure (model or environment broken, OnStep failed); the exit message recording it
 // is still appended and saved, as mini-swe-agent does before re-raising.
 func (a *Agent) Run(ctx context.Context, task string) (Result, error) {
+	if a.cfg.Mini1 {
+		return a.runV1(ctx, task)
+	}
 	a.start = a.Now()
 	a.messages = nil
 	a.lastStep, a.repeats = "", 0

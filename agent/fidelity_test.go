@@ -23,10 +23,10 @@ import (
 	"github.com/swebench-run/swebench-run/internal/testenv"
 )
 
-// fixtures returns ../shared/fixtures beside the repository (from this package: ../../shared).
-func fixtures(t *testing.T) string {
+// fixture returns the path of a test corpus file or directory (skips without the corpus).
+func fixture(t *testing.T, parts ...string) string {
 	t.Helper()
-	return testenv.Fixtures(t)
+	return testenv.Fixtures(t, parts...)
 }
 
 // recordedModel answers with the recorded assistant messages, in order.
@@ -86,7 +86,7 @@ type trajectory struct {
 // problemStatements reads the problem statements of the Lite dev split.
 func problemStatements(t *testing.T) map[string]string {
 	t.Helper()
-	f, err := os.Open(filepath.Join(fixtures(t), "datasets", "SWE-bench_Lite.dev.jsonl"))
+	f, err := os.Open(fixture(t, "datasets", "SWE-bench_Lite.dev.jsonl"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -263,7 +263,7 @@ func firstDiff(got, want string) string {
 // Lite dev: with the config recorded in info.config, the recorded model replies and the recorded
 // command outputs, our loop must produce the recorded messages.
 func TestFidelityToolCalling(t *testing.T) {
-	files, err := filepath.Glob(filepath.Join(fixtures(t), "runs", "deepseek-chat-lite-dev", "output", "*", "*.traj.json"))
+	files, err := filepath.Glob(filepath.Join(fixture(t, "runs", "deepseek-chat-lite-dev", "output"), "*", "*.traj.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -339,7 +339,7 @@ func TestFidelityTextMode(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.file, func(t *testing.T) {
-			data, err := os.ReadFile(filepath.Join(fixtures(t), "trajectories", tt.file))
+			data, err := os.ReadFile(fixture(t, "trajectories", tt.file))
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -84,6 +84,9 @@ type Output struct {
 	Extra map[string]any
 	// Duration is how long the command ran.
 	Duration time.Duration
+	// TimedOut reports that the command was killed at its timeout; Output is what it printed
+	// until then. (The 2.x loop reads Extra; the 1.x loop renders its timeout template.)
+	TimedOut bool
 }
 
 // Env executes shell commands for the agent. A command that fails or times out is an Output with

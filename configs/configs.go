@@ -39,12 +39,16 @@ func Shipped() []string {
 
 // Config is the resolved configuration of a run, with mini-swe-agent v2's sections.
 type Config struct {
-	Agent       agent.Config   `yaml:"agent"`
-	Environment Environment    `yaml:"environment"`
-	Model       Model          `yaml:"model"`
-	Run         Run            `yaml:"run"`
-	Ignored     []string       `yaml:"-"` // key paths that mean nothing here, reported once
-	raw         map[string]any // merged tree, for Dump
+	Agent       agent.Config `yaml:"agent"`
+	Environment Environment  `yaml:"environment"`
+	Model       Model        `yaml:"model"`
+	Run         Run          `yaml:"run"`
+	Ignored     []string     `yaml:"-"` // key paths that mean nothing here, reported once
+	// Layout is the layout detected in the files: LayoutV2 (the default) or LayoutV1, whose
+	// loop runs with mini-swe-agent 1.x semantics; LayoutEvidence names the keys that decided.
+	Layout         string         `yaml:"-"`
+	LayoutEvidence string         `yaml:"-"`
+	raw            map[string]any // merged tree, for Dump
 }
 
 // Environment configures the container and command execution.
@@ -128,10 +132,11 @@ var sections = map[string]reflect.Type{
 }
 
 // Load reads the shipped default (when files is empty) or each file in order (a name of a
-// shipped config or a path), deep-merges them, applies overrides ("a.b=value", value parsed as
-// YAML), fills in defaults, and decodes the result strictly: keys of mini-swe-agent that mean
-// nothing here are dropped and listed in Ignored; any other unknown key is an error naming its
-// key path.
+// shipped config, a path, or a trajectory whose info.config is the config), deep-merges them,
+// applies overrides ("a.b=value", value parsed as YAML), detects the layout (mini-swe-agent 1.x
+// or 2.x, see detectLayout), fills in that layout's defaults, and decodes the result strictly:
+// keys of mini-swe-agent that mean nothing here are dropped and listed in Ignored; any other
+// unknown key is an error naming its key path.
 func Load(files, overrides []string) (*Config, error) {
 	if len(files) == 0 {
 		files = []string{DefaultName}
@@ -146,6 +151,9 @@ func Load(files, overrides []string) (*Config, error) {
 		if err := yaml.Unmarshal(data, &m); err != nil {
 			return nil, fmt.Errorf("config %s: %w", name, err)
 		}
+		if m, err = fromTrajectory(name, m); err != nil {
+			return nil, err
+		}
 		merge(tree, m)
 	}
 	for _, o := range overrides {
@@ -159,17 +167,24 @@ func Load(files, overrides []string) (*Config, error) {
 		}
 		setPath(tree, strings.Split(key, "."), v)
 	}
+	layout, evidence, err := detectLayout(tree)
+	if err != nil {
+		return nil, err
+	}
 	var ignored []string
 	dropIgnored(tree, "", &ignored)
 	sort.Strings(ignored)
-	if err := checkKeys(tree); err != nil {
+	if layout == LayoutV1 {
+		return loadV1(tree, ignored, evidence)
+	}
+	if err := checkKeys(tree, sections); err != nil {
 		return nil, err
 	}
 	full := defaults()
 	merge(full, tree)
 	tree = full
 
-	cfg := &Config{Ignored: ignored, raw: tree}
+	cfg := &Config{Ignored: ignored, Layout: layout, LayoutEvidence: evidence, raw: tree}
 	for name, sec := range tree {
 		if err := decodeSection(name, sec, cfg); err != nil {
 			return nil, err
@@ -181,7 +196,7 @@ func Load(files, overrides []string) (*Config, error) {
 }
 
 // checkKeys reports the first key that no section defines, with its path and the known keys.
-func checkKeys(tree map[string]any) error {
+func checkKeys(tree map[string]any, sections map[string]reflect.Type) error {
 	for _, top := range sortedKeys(tree) {
 		typ, ok := sections[top]
 		if !ok {
@@ -339,8 +354,10 @@ func (c *Config) TemplateVars() map[string]any {
 			vars[k] = deepCopy(v)
 		}
 	}
-	for k, v := range unameVars() {
-		vars[k] = v
+	if c.Layout != LayoutV1 { // 1.x's Docker environment has no platform variables
+		for k, v := range unameVars() {
+			vars[k] = v
+		}
 	}
 	if t := c.Environment.Timeout; t == float64(int(t)) {
 		vars["timeout"] = int(t)
@@ -355,8 +372,13 @@ func (c *Config) TemplateVars() map[string]any {
 }
 
 func readConfig(f string) ([]byte, string, error) {
-	if data, err := fs.ReadFile(shipped, path.Clean(f)); err == nil && !strings.Contains(f, "/") {
-		return data, "configs/" + f, nil
+	if !strings.Contains(f, "/") {
+		// A shipped config by name, with or without .yaml (-c swebench_v1).
+		for _, name := range []string{path.Clean(f), path.Clean(f) + ".yaml"} {
+			if data, err := fs.ReadFile(shipped, name); err == nil {
+				return data, "configs/" + name, nil
+			}
+		}
 	}
 	data, err := os.ReadFile(f)
 	if err != nil {

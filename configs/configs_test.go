@@ -127,7 +127,7 @@ func TestShippedConfigs(t *testing.T) {
 		{"swebench.yaml", nil},
 		{"swebench_backticks.yaml", "litellm_textbased"},
 	}
-	if got, want := strings.Join(Shipped(), ","), "swebench.yaml,swebench_backticks.yaml"; got != want {
+	if got, want := strings.Join(Shipped(), ","), "swebench.yaml,swebench_backticks.yaml,swebench_v1.yaml"; got != want {
 		t.Errorf("shipped = %s, want %s", got, want)
 	}
 	for _, tt := range tests {

@@ -7,7 +7,7 @@ import (
 	"github.com/swebench-run/swebench-run/internal/testenv"
 )
 
-// fixture returns the path of a file under the shared fixtures, failing the test when missing.
+// fixture returns the path of a test corpus file (skips without the corpus, fails with CI set).
 func fixture(t testing.TB, rel string) string {
 	t.Helper()
 	return testenv.Fixtures(t, filepath.FromSlash(rel))

@@ -87,14 +87,14 @@ func (e *Engine) StartContainer(ctx context.Context, spec sandbox.Spec) (*Contai
 		Entrypoint: []string{}, // reset any image entrypoint: the main process must be ours
 		Cmd:        []string{"bash", "-c", mainProcess(spec.Lifetime)},
 		WorkingDir: spec.Cwd,
-		Labels: map[string]string{
+		Labels: WithTestSession(map[string]string{
 			LabelTool:     "1",
 			LabelRun:      spec.RunID,
 			LabelInstance: spec.InstanceID,
 			LabelRole:     spec.Role,
 			LabelStarted:  time.Now().UTC().Format(time.RFC3339),
 			LabelOwner:    Owner(),
-		},
+		}),
 	}
 	select {
 	case e.starts <- struct{}{}:

@@ -12,6 +12,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"strings"
 	"time"
 
@@ -29,7 +30,22 @@ const (
 	LabelRole     = "swebench-run.role"        // "agent" or "eval"
 	LabelStarted  = "swebench-run.started"     // RFC 3339 start time
 	LabelOwner    = "swebench-run.owner"       // hostname:pid of the process that started it
+	// LabelTestSession is the test suite run that started the container (EnvTestSession).
+	LabelTestSession = "swebench-run.test-session"
 )
+
+// EnvTestSession, set by the test suite (scripts/test.sh), labels every container with
+// LabelTestSession, so that the suite can remove what a test binary killed by a panic or a
+// timeout could not.
+const EnvTestSession = "SWEBENCH_RUN_TEST_SESSION"
+
+// WithTestSession adds LabelTestSession to labels when EnvTestSession is set, and returns labels.
+func WithTestSession(labels map[string]string) map[string]string {
+	if s := os.Getenv(EnvTestSession); s != "" {
+		labels[LabelTestSession] = s
+	}
+	return labels
+}
 
 // Engine is one Docker engine with its pull queue and image cache. It is safe for concurrent use.
 // It starts the fresh containers of evaluations (sandbox.Starter) and sweeps (sandbox.Sweeper).

@@ -5,6 +5,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"errors"
+	"maps"
 	"os"
 	"path/filepath"
 	"testing"
@@ -222,6 +223,20 @@ func TestTransientPullErrors(t *testing.T) {
 	for _, tt := range tests {
 		if got := transientPullError(tt.err); got != tt.want {
 			t.Errorf("transientPullError(%v) = %v, want %v", tt.err, got, tt.want)
+		}
+	}
+}
+
+func TestWithTestSession(t *testing.T) {
+	for _, session := range []string{"", "swebench-run-test.abc"} {
+		t.Setenv(EnvTestSession, session)
+		got := WithTestSession(map[string]string{LabelTool: "1"})
+		want := map[string]string{LabelTool: "1"}
+		if session != "" {
+			want[LabelTestSession] = session
+		}
+		if !maps.Equal(got, want) {
+			t.Errorf("%s=%q: labels %v, want %v", EnvTestSession, session, got, want)
 		}
 	}
 }

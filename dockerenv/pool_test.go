@@ -3,6 +3,7 @@ package dockerenv_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -14,12 +15,36 @@ import (
 	"github.com/swebench-run/swebench-run/sandbox"
 )
 
+// second is what the tests of this package did with the second engine, for TestMain.
+var second struct {
+	script string // scripts/start-second-engine.sh, once a test asked for the engine
+	wasUp  bool   // it answered before the first test asked for it
+}
+
+// TestMain stops the second engine after the tests when they started it (even when they
+// failed), unless testenv.EnvKeepEngines asks to keep it for a faster rerun.
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if second.script != "" && !second.wasUp && !testenv.KeepEngines() {
+		if out, err := exec.Command(second.script, "--stop").CombinedOutput(); err != nil {
+			fmt.Fprintf(os.Stderr, "stop the second engine: %v: %s\n", err, out)
+			code = 1
+		}
+	}
+	os.Exit(code)
+}
+
 // secondEngine starts (idempotently) the second engine of scripts/start-second-engine.sh and
 // returns its address; the test skips, with the reason, where it cannot start.
 func secondEngine(t *testing.T) string {
 	t.Helper()
 	testenv.Docker(t)
-	out, err := exec.Command(filepath.Join(testenv.RepoRoot(t), "scripts", "start-second-engine.sh")).Output()
+	script := filepath.Join(testenv.RepoRoot(t), "scripts", "start-second-engine.sh")
+	if second.script == "" {
+		second.wasUp = exec.Command(script, "--status").Run() == nil
+		second.script = script
+	}
+	out, err := exec.Command(script).Output()
 	if err != nil {
 		msg := err.Error()
 		var ee *exec.ExitError

@@ -25,6 +25,7 @@ type anthropicWire struct {
 	kwargs map[string]any
 	cache  bool
 	textRe *regexp.Regexp // nil: tool use
+	mini1  bool           // mini-swe-agent 1.x: role and content only, no tools, text replies
 }
 
 const defaultAnthropicMaxTokens = 8192
@@ -50,6 +51,10 @@ func (w *anthropicWire) request(msgs []agent.Message) ([]byte, error) {
 				"type": "tool_result", "tool_use_id": m["tool_call_id"], "content": deepCopy(m["content"]),
 			}})
 		case "assistant":
+			if w.mini1 {
+				appendBlocks("assistant", textBlocks(m["content"]))
+				continue
+			}
 			blocks, err := anthropicAssistantBlocks(m)
 			if err != nil {
 				return nil, fmt.Errorf("message %d: %w", i, err)
@@ -71,7 +76,7 @@ func (w *anthropicWire) request(msgs []agent.Message) ([]byte, error) {
 	if len(system) > 0 {
 		body["system"] = system
 	}
-	if w.textRe == nil {
+	if w.textRe == nil && !w.mini1 {
 		body["tools"] = []any{map[string]any{
 			"name": "bash", "description": bashToolDescription, "input_schema": bashToolSchema(),
 		}}
@@ -162,6 +167,16 @@ var finishReasons = map[string]string{
 func (w *anthropicWire) reply(resp map[string]any) (agent.Message, []agent.Action, *agent.FormatError, error) {
 	content := deepCopy(resp["content"]).([]any)
 	msg := agent.Message{"role": "assistant", "content": content}
+	if w.mini1 {
+		// litellm's text of an Anthropic reply: its text blocks, concatenated.
+		var text string
+		for _, item := range content {
+			if b, _ := item.(map[string]any); str(b["type"]) == "text" {
+				text += str(b["text"])
+			}
+		}
+		return agent.Message{"role": "assistant", "content": text}, nil, nil, nil
+	}
 	stop := str(resp["stop_reason"])
 	finish := finishReasons[stop]
 	if finish == "" {

@@ -37,6 +37,10 @@ type Config struct {
 	APIKeyEnv string `yaml:"api_key_env" json:"api_key_env,omitempty"`
 	// APIKey is set by code only; it is never read from or written to a file.
 	APIKey string `yaml:"-" json:"-"`
+	// Mini1 is mini-swe-agent 1.x's model contract, set for configs in 1.x layout: messages go
+	// out as role and content only, no tools are offered, and a reply comes back as its text,
+	// unparsed ({"role": "assistant", "content": text}; the 1.x loop finds the command).
+	Mini1 bool `yaml:"-" json:"-"`
 
 	// RequestTimeout bounds one HTTP call, in seconds (default 600).
 	RequestTimeout float64 `yaml:"request_timeout" json:"request_timeout,omitempty"`

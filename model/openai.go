@@ -22,18 +22,23 @@ type openAIWire struct {
 	cache      bool
 	textRe     *regexp.Regexp // nil: tool calling
 	openRouter bool
+	mini1      bool // mini-swe-agent 1.x: role and content only, no tools, text replies
 }
 
 func (w *openAIWire) request(msgs []agent.Message) ([]byte, error) {
 	prepared := make([]any, 0, len(msgs))
 	for _, m := range msgs {
+		if w.mini1 {
+			prepared = append(prepared, map[string]any{"role": m["role"], "content": deepCopy(m["content"])})
+			continue
+		}
 		prepared = append(prepared, openAIMessage(m))
 	}
 	if w.cache && len(prepared) > 0 {
 		markLastOpenAI(prepared[len(prepared)-1].(map[string]any))
 	}
 	body := map[string]any{"model": w.model, "messages": prepared}
-	if w.textRe == nil {
+	if w.textRe == nil && !w.mini1 {
 		body["tools"] = []any{map[string]any{"type": "function", "function": map[string]any{
 			"name": "bash", "description": bashToolDescription, "parameters": bashToolSchema(),
 		}}}
@@ -154,6 +159,9 @@ func (w *openAIWire) reply(resp map[string]any) (agent.Message, []agent.Action, 
 	choice := resp["choices"].([]any)[0].(map[string]any)
 	msg := agent.Message(deepCopy(choice["message"]).(map[string]any))
 	finish := str(choice["finish_reason"])
+	if w.mini1 {
+		return agent.Message{"role": "assistant", "content": msg.Content()}, nil, nil, nil
+	}
 	var actions []agent.Action
 	var ferr *agent.FormatError
 	if w.textRe != nil {

@@ -135,16 +135,16 @@ func New(cfg Config, opts Options) (Provider, error) {
 		return nil, err
 	}
 	var re *regexp.Regexp
-	if ep.textMode {
+	if ep.textMode && !cfg.Mini1 {
 		if re, err = compileActionRegex(cfg.ActionRegex); err != nil {
 			return nil, err
 		}
 	}
 	switch ep.kind {
 	case kindAnthropic:
-		p.wire = &anthropicWire{model: ep.apiModel, kwargs: kwargs, cache: cache, textRe: re}
+		p.wire = &anthropicWire{model: ep.apiModel, kwargs: kwargs, cache: cache, textRe: re, mini1: cfg.Mini1}
 	default:
-		p.wire = &openAIWire{model: ep.apiModel, kwargs: kwargs, cache: cache, textRe: re, openRouter: ep.openRouter}
+		p.wire = &openAIWire{model: ep.apiModel, kwargs: kwargs, cache: cache, textRe: re, openRouter: ep.openRouter, mini1: cfg.Mini1}
 	}
 
 	c := &client{

@@ -21,6 +21,7 @@ type replayProvider struct {
 	dir    string
 	budget *Budget
 	textRe *regexp.Regexp
+	mini1  bool // replay text replies unparsed (Config.Mini1)
 }
 
 func newReplay(cfg Config, dir string, opts Options) (*replayProvider, error) {
@@ -38,7 +39,7 @@ func newReplay(cfg Config, dir string, opts Options) (*replayProvider, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &replayProvider{dir: dir, budget: opts.Budget, textRe: re}, nil
+	return &replayProvider{dir: dir, budget: opts.Budget, textRe: re, mini1: cfg.Mini1}, nil
 }
 
 // turn is one recorded model call: an assistant message, or a format error.
@@ -63,7 +64,12 @@ func (p *replayProvider) ForInstance(instanceID string) (agent.Model, error) {
 	if err != nil {
 		return nil, fmt.Errorf("replay %s: no recorded trajectory: %w", instanceID, err)
 	}
-	turns, err := parseRecording(data, p.textRe)
+	var turns []turn
+	if p.mini1 {
+		turns, err = parseTextRecording(data)
+	} else {
+		turns, err = parseRecording(data, p.textRe)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("replay %s: %s: %w", instanceID, path, err)
 	}
@@ -94,6 +100,49 @@ func parseRecording(data []byte, textRe *regexp.Regexp) ([]turn, error) {
 		case m.Role() == "user" && str(extra["interrupt_type"]) == "FormatError":
 			turns = append(turns, formatErrorTurn(m, extra))
 		}
+	}
+	return turns, nil
+}
+
+// parseTextRecording extracts the model turns of a trajectory for a mini-swe-agent 1.x loop:
+// every assistant message is one model call (1.x records a reply before parsing it, so replies
+// that were format errors are there too), replayed as its text. Per-call costs are replayed
+// when recorded (extra.cost); 1.x records only the instance's total. A bare message list (1.x
+// test data) is a trajectory too.
+func parseTextRecording(data []byte) ([]turn, error) {
+	var msgs []map[string]any
+	trimmed := bytes.TrimSpace(data)
+	dec := json.NewDecoder(bytes.NewReader(trimmed))
+	dec.UseNumber()
+	if len(trimmed) > 0 && trimmed[0] == '[' {
+		if err := dec.Decode(&msgs); err != nil {
+			return nil, fmt.Errorf("not a message list: %w", err)
+		}
+	} else {
+		var traj struct {
+			Messages []map[string]any `json:"messages"`
+		}
+		if err := dec.Decode(&traj); err != nil {
+			return nil, fmt.Errorf("not a trajectory: %w", err)
+		}
+		msgs = traj.Messages
+	}
+	var turns []turn
+	for _, raw := range msgs {
+		m := agent.Message(raw)
+		if m.Role() != "assistant" {
+			continue
+		}
+		extra, _ := m["extra"].(map[string]any)
+		text := m.Content()
+		if blocks, ok := m["content"].([]any); ok {
+			text = anthropicText(blocks)
+		}
+		msg := agent.Message{"role": "assistant", "content": text}
+		if resp, ok := extra["response"]; ok {
+			msg["extra"] = map[string]any{"response": deepCopy(resp)}
+		}
+		turns = append(turns, turn{message: msg, cost: floatOf(extra["cost"]), usage: recordedUsage(extra)})
 	}
 	return turns, nil
 }

@@ -14,7 +14,7 @@ import (
 	"github.com/swebench-run/swebench-run/internal/testenv"
 )
 
-// fixtureRuns is the real mini-swe-agent run of the shared fixtures.
+// fixtureRuns is the real mini-swe-agent run of the test corpus.
 func fixtureRuns(t *testing.T) string {
 	t.Helper()
 	return testenv.Fixtures(t, "runs", "deepseek-chat-lite-dev", "output")

@@ -32,6 +32,11 @@ type Scripted struct {
 	scripts map[string][]ScriptedTurn
 	// Default, when set, is played for instances the file does not name.
 	Default []ScriptedTurn
+	// Fence, when set, makes the replies text, as a mini-swe-agent 1.x config expects (use
+	// "bash"): each command becomes its own reply, the turn's content then the command in a
+	// fenced block with this info string; the first reply of a turn carries its content, delay
+	// and cost.
+	Fence string
 }
 
 // LoadScripted reads a script file.
@@ -80,7 +85,30 @@ func (s *Scripted) ForInstance(instanceID string) (agent.Model, error) {
 		}
 		turns = s.Default
 	}
-	return &scriptedModel{id: instanceID, turns: turns}, nil
+	if s.Fence != "" {
+		turns = textTurns(turns, s.Fence)
+	}
+	return &scriptedModel{id: instanceID, turns: turns, text: s.Fence != ""}, nil
+}
+
+// textTurns splits turns into one text reply per command.
+func textTurns(turns []ScriptedTurn, fence string) []ScriptedTurn {
+	var out []ScriptedTurn
+	for _, t := range turns {
+		for i, cmd := range t.Commands {
+			text := "```" + fence + "\n" + cmd + "\n```"
+			nt := ScriptedTurn{Commands: []string{cmd}}
+			if i == 0 {
+				if c := strings.TrimSpace(t.Content); c != "" {
+					text = c + "\n\n" + text
+				}
+				nt.Delay, nt.Cost = t.Delay, t.Cost
+			}
+			nt.Content = text
+			out = append(out, nt)
+		}
+	}
+	return out
 }
 
 type scriptedModel struct {
@@ -88,6 +116,7 @@ type scriptedModel struct {
 	id    string
 	turns []ScriptedTurn
 	next  int
+	text  bool // replies are text (Content holds the fenced command), not tool calls
 }
 
 // ErrScriptExhausted is returned when the agent asks for more turns than the script has.
@@ -119,6 +148,10 @@ func (m *scriptedModel) Query(ctx context.Context, _ []agent.Message) (agent.Rep
 			return agent.Reply{}, ctx.Err()
 		case <-t.C:
 		}
+	}
+	if m.text {
+		msg := agent.Message{"role": "assistant", "content": turn.Content}
+		return agent.Reply{Message: msg, Actions: []agent.Action{{Command: turn.Commands[0]}}, Cost: turn.Cost}, nil
 	}
 	calls := make([]any, len(turn.Commands))
 	actions := make([]agent.Action, len(turn.Commands))

@@ -27,6 +27,9 @@ type Stats struct {
 	// resolved nor unresolved, they run again when a run has budget left.
 	Unfinished []string   `json:"unfinished"`
 	Eval       *EvalStats `json:"eval,omitempty"`
+	// FromTrajectories: the directory has no ledger (a mini-swe-agent output directory, 1.x or
+	// 2.x), so the figures come from its trajectories: one attempt each, no times or tokens.
+	FromTrajectories bool `json:"from_trajectories,omitempty"`
 }
 
 // Dist describes a distribution.
@@ -65,7 +68,10 @@ func ComputeStats(dir string) (*Stats, error) {
 		return nil, err
 	}
 	if len(history) == 0 {
-		return nil, fmt.Errorf("%s has no %s: not a swebench-run output directory, or nothing finished yet", dir, LedgerFile)
+		if st, err := statsFromTrajectories(dir); st != nil || err != nil {
+			return st, err
+		}
+		return nil, fmt.Errorf("%s has no %s and no <id>/<id>.traj.json: not an output directory of swebench-run or mini-swe-agent, or nothing finished yet", dir, LedgerFile)
 	}
 	st := &Stats{Dir: dir, Instances: len(history), ByStatus: map[string]int{}, ByCategory: map[string]int{}}
 	var costs, steps, secs []float64
@@ -102,6 +108,37 @@ func ComputeStats(dir string) (*Stats, error) {
 	}
 	st.Cost, st.Steps, st.Seconds = dist(costs), dist(steps), dist(secs)
 	st.Eval, err = evalStats(dir, len(history)-len(st.Unfinished))
+	return st, err
+}
+
+// statsFromTrajectories computes the statistics of an output directory without a ledger from
+// its trajectories (mini-swe-agent's layout: <dir>/<id>/<id>.traj.json, any trajectory format);
+// nil when it has none.
+func statsFromTrajectories(dir string) (*Stats, error) {
+	paths, err := filepath.Glob(filepath.Join(dir, "*", "*.traj.json"))
+	if err != nil || len(paths) == 0 {
+		return nil, err
+	}
+	sort.Strings(paths)
+	st := &Stats{Dir: dir, ByStatus: map[string]int{}, ByCategory: map[string]int{}, FromTrajectories: true}
+	var costs, steps []float64
+	for _, p := range paths {
+		t, err := ReadTrajectory(p)
+		if err != nil {
+			return nil, err
+		}
+		st.Instances++
+		st.Attempts++
+		status := t.Info.ExitStatus
+		if status == "" {
+			status = "(none recorded)"
+		}
+		st.ByStatus[status]++
+		costs = append(costs, t.Info.ModelStats.InstanceCost)
+		steps = append(steps, float64(t.Info.ModelStats.APICalls))
+	}
+	st.Cost, st.Steps = dist(costs), dist(steps)
+	st.Eval, err = evalStats(dir, st.Instances)
 	return st, err
 }
 

@@ -1,7 +1,14 @@
 package results
 
-// TrajectoryFormat is the layout version mini-swe-agent's tools read.
+// TrajectoryFormat is the layout version mini-swe-agent's tools read: mini-swe-agent 2.x's,
+// written for runs of 2.x configs.
 const TrajectoryFormat = "mini-swe-agent-1.1"
+
+// TrajectoryFormatV1 is mini-swe-agent 1.x's trajectory layout, written for runs of 1.x configs:
+// the same fields, but messages are {role, content, timestamp[, extra]} without tool or exit
+// messages, the submission is the last user message, and info.mini_version names the 1.x
+// release whose semantics ran.
+const TrajectoryFormatV1 = "mini-swe-agent-1"
 
 // Trajectory is <out>/<id>/<id>.traj.json in mini-swe-agent-1.1 layout. Fields the peer defines
 // keep their meaning; our additions live under info.swebench_run.
@@ -18,6 +25,7 @@ type TrajectoryInfo struct {
 	Config       any        `json:"config"`
 	ExitStatus   string     `json:"exit_status"`
 	Submission   string     `json:"submission"`
+	MiniVersion  string     `json:"mini_version,omitempty"`
 	ExceptionStr string     `json:"exception_str,omitempty"`
 	Traceback    string     `json:"traceback,omitempty"`
 	SwebenchRun  *RunInfo   `json:"swebench_run,omitempty"`

@@ -131,6 +131,7 @@ func (e *containerEnv) Execute(ctx context.Context, command string) (agent.Outpu
 	}
 	out := agent.Output{Output: res.Output, ReturnCode: res.ExitCode, Duration: res.Duration}
 	if res.TimedOut {
+		out.TimedOut = true
 		out.ReturnCode = -1
 		out.ExceptionInfo = fmt.Sprintf("The command timed out after %s and was killed; the output it printed before that is shown.", e.opts.Timeout)
 		out.Extra = map[string]any{"timed_out": true}

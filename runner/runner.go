@@ -305,6 +305,10 @@ func runInstance(ctx context.Context, inst dataset.Instance, attempt int, queued
 	info := &results.RunInfo{Version: opts.Version, RunID: opts.RunID, Attempt: attempt}
 	traj := &results.Trajectory{InstanceID: id, TrajectoryFormat: results.TrajectoryFormat,
 		Info: results.TrajectoryInfo{Config: opts.Config.Dump(), SwebenchRun: info}}
+	mini1 := opts.Config.Layout == configs.LayoutV1
+	if mini1 { // a 1.x config runs as 1.x did and is recorded as 1.x recorded it
+		traj.TrajectoryFormat, traj.Info.MiniVersion = results.TrajectoryFormatV1, configs.MiniVersionV1
+	}
 
 	// finish records the attempt; a trajectory is written even when no container ever started.
 	var slot sandbox.Slot
@@ -330,6 +334,16 @@ func runInstance(ctx context.Context, inst dataset.Instance, attempt int, queued
 			rec.Tokens = tokens(res.Stats.Usage)
 			rec.PatchBytes = len(res.Submission)
 			fillTrajectory(traj, *res)
+			if res.ExitStatus != "" { // 1.x: the exit is not a message
+				traj.Info.ExitStatus, traj.Info.Submission = res.ExitStatus, res.Submission
+			}
+			if res.ExceptionStr != "" {
+				traj.Info.ExceptionStr, traj.Info.Traceback = res.ExceptionStr, res.Traceback
+			}
+		} else if mini1 {
+			traj.Messages = []map[string]any{}
+			traj.Info.ExitStatus = status
+			traj.Info.ExceptionStr = cause.Error()
 		} else {
 			traj.Messages = []map[string]any{{"role": "exit", "content": cause.Error(),
 				"extra": map[string]any{"exit_status": status, "submission": "", "exception_str": cause.Error()}}}
@@ -465,7 +479,7 @@ func fillTrajectory(t *results.Trajectory, res agent.Result) {
 	}
 	t.Info.ModelStats = results.ModelStats{InstanceCost: res.Stats.Cost, APICalls: res.Stats.APICalls}
 	if n := len(res.Messages); n > 0 {
-		extra := res.Messages[n-1].Extra()
+		extra, _ := res.Messages[n-1]["extra"].(map[string]any) // read only: 1.x messages have none
 		t.Info.ExitStatus, _ = extra["exit_status"].(string)
 		t.Info.Submission, _ = extra["submission"].(string)
 		t.Info.ExceptionStr, _ = extra["exception_str"].(string)

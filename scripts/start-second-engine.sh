@@ -6,8 +6,10 @@
 # The engine gets the base image (swebench-run/base:bookworm) from the first engine with
 # `docker save | docker load`, once, so tests can start containers on it without a registry.
 #
-# Usage: scripts/start-second-engine.sh [--stop]
+# Usage: scripts/start-second-engine.sh [--stop | --status]
 # Prints the engine's address (unix:///run/swebench-run-test/docker.sock) on stdout.
+# --stop stops it (its containers stop with it) and removes its bridge; its data root (the copied
+# base image) stays for the next start. --status exits 0 when it answers, 1 when not.
 # Environment: SWEBENCH_TEST_ENGINE_DIR (default /run/swebench-run-test) for socket, pid, exec
 #              root and log; SWEBENCH_TEST_ENGINE_DATA (default /var/lib/swebench-run-test)
 #              for images; SWEBENCH_TEST_ENGINE_STORAGE (default: the first engine's driver).
@@ -23,6 +25,9 @@ sock="$dir/docker.sock"
 host="unix://$sock"
 pidfile="$dir/docker.pid"
 logfile="$dir/dockerd.log"
+# Its own bridge: with `--bridge none` dockerd deletes the interface docker0, which breaks the
+# networking of the first engine on this machine.
+bridge=swbr-test0
 
 answers() { docker -H "$host" info >/dev/null 2>&1; }
 
@@ -38,6 +43,9 @@ stop() {
 		kill -0 "$pid" 2>/dev/null && kill -9 "$pid"
 	fi
 	rm -f "$pidfile"
+	if ip link show "$bridge" >/dev/null 2>&1; then
+		ip link delete "$bridge" 2>/dev/null || log "could not remove the bridge $bridge"
+	fi
 	log "second engine stopped"
 }
 
@@ -47,11 +55,15 @@ case "${1:-}" in
 	stop
 	exit 0
 	;;
+--status)
+	answers
+	exit
+	;;
 -h | --help)
 	sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'
 	exit 0
 	;;
-*) die "unknown argument '$1' (usage: $0 [--stop])" ;;
+*) die "unknown argument '$1' (usage: $0 [--stop | --status])" ;;
 esac
 
 need dockerd
@@ -63,9 +75,6 @@ if ! answers; then
 	# Its own config file: dockerd reads /etc/docker/daemon.json by default, whose data-root
 	# would conflict with ours.
 	printf '{"storage-driver": "%s", "log-driver": "json-file", "log-opts": {"max-size": "10m"}}\n' "$storage" >"$dir/daemon.json"
-	# Its own bridge: with `--bridge none` dockerd deletes the interface docker0, which breaks
-	# the networking of the first engine on this machine.
-	bridge=swbr-test0
 	if ! ip link show "$bridge" >/dev/null 2>&1; then
 		ip link add "$bridge" type bridge
 		ip addr add 172.31.254.1/24 dev "$bridge"

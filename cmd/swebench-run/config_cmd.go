@@ -112,6 +112,7 @@ func showConfig(cfgArgs []string, modelName string, asJSON bool, stdout, stderr 
 	for _, k := range cfg.Ignored {
 		fmt.Fprintf(stderr, "swebench-run: config key %s has no meaning here and is ignored\n", k)
 	}
+	fmt.Fprintf(stderr, "swebench-run: config layout: %s\n", cfg.LayoutNote())
 	if asJSON {
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")

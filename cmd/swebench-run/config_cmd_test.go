@@ -70,7 +70,7 @@ func TestConfigList(t *testing.T) {
 	if err := execCLI([]string{"config", "list"}, &out, &out); err != nil {
 		t.Fatal(err)
 	}
-	if got, want := out.String(), "swebench.yaml\t(default)\nswebench_backticks.yaml\n"; got != want {
+	if got, want := out.String(), "swebench.yaml\t(default)\nswebench_backticks.yaml\nswebench_v1.yaml\n"; got != want {
 		t.Errorf("list = %q, want %q", got, want)
 	}
 }

@@ -13,6 +13,8 @@ import (
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
+
+	"github.com/swebench-run/swebench-run/results"
 )
 
 func newInspectCmd() *cobra.Command {
@@ -61,11 +63,14 @@ func inspectPath(path string, limit int, system bool, stdout io.Writer) error {
 	if st.IsDir() {
 		return inspectDir(path, stdout)
 	}
+	p := &trajPrinter{w: stdout, limit: limit, system: system}
+	if rt, err := results.ReadTrajectory(path); err == nil && rt.IsV1() {
+		return p.printV1(rt)
+	}
 	t, err := readInspectTrajectory(path)
 	if err != nil {
 		return err
 	}
-	p := &trajPrinter{w: stdout, limit: limit, system: system}
 	return p.print(t)
 }
 

@@ -51,7 +51,7 @@ func TestInspectTrajectories(t *testing.T) {
 		{
 			name:  "mini-swe-agent v1 bare message list",
 			args:  []string{"--system", filepath.Join(trajs, "local.traj.json")},
-			want:  []string{"instance     local\n", "── system ──\nYou are a helpful assistant", "  $ echo 'hello world'\n", "  → returncode ?\n"},
+			want:  []string{"instance     local\n", "── system ──\nYou are a helpful assistant", "  $ echo 'hello world'\n", "  → returncode 0\n"},
 			steps: 2,
 		},
 		{

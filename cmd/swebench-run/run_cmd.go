@@ -245,6 +245,9 @@ func runBatch(ctx context.Context, stop <-chan struct{}, f *runFlags, stdout, st
 	for _, k := range cfg.Ignored {
 		fmt.Fprintf(stderr, "swebench-run: config key %s has no meaning here and is ignored\n", k)
 	}
+	if cfg.Layout == configs.LayoutV1 {
+		fmt.Fprintf(stderr, "swebench-run: config layout: %s: the mini-swe-agent %s loop, mini-swe-agent-1 trajectories\n", cfg.LayoutNote(), configs.MiniVersionV1)
+	}
 
 	require := dataset.RequireRun
 	if f.eval {
@@ -500,6 +503,9 @@ func buildModels(cfg *configs.Config, split string, maxCost float64, stderr io.W
 		if err != nil {
 			return nil, "", nil, err
 		}
+		if cfg.Layout == configs.LayoutV1 {
+			s.Fence = "bash" // 1.x text mode: one ```bash block per reply
+		}
 		return s, "scripted", budget, nil
 	}
 	settings := map[string]any{}
@@ -517,6 +523,7 @@ func buildModels(cfg *configs.Config, split string, maxCost float64, stderr io.W
 	if err := dec.Decode(&mc); err != nil {
 		return nil, "", nil, fmt.Errorf("config model section: %w", err)
 	}
+	mc.Mini1 = cfg.Layout == configs.LayoutV1
 	p, err := model.New(mc, model.Options{Budget: budget, Env: os.Getenv})
 	if err != nil {
 		return nil, "", nil, err

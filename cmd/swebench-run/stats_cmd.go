@@ -60,7 +60,11 @@ func showStats(dir string, asJSON, rebuild bool, stdout, stderr io.Writer) error
 }
 
 func printStats(w io.Writer, st *results.Stats) {
-	fmt.Fprintf(w, "%s: %d instances, %d attempts\n\n", st.Dir, st.Instances, st.Attempts)
+	fmt.Fprintf(w, "%s: %d instances, %d attempts\n", st.Dir, st.Instances, st.Attempts)
+	if st.FromTrajectories {
+		fmt.Fprintf(w, "(no %s: read from the trajectories, as mini-swe-agent wrote them; no times or tokens)\n", results.LedgerFile)
+	}
+	fmt.Fprintln(w)
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "EXIT STATUS\tINSTANCES\tSHARE")
 	keys := make([]string, 0, len(st.ByStatus))

@@ -128,9 +128,7 @@ func TestResumeSmoke(t *testing.T) {
 }
 
 func TestLoadSmoke(t *testing.T) {
-	if _, err := os.Stat(VerifiedParquet()); err != nil {
-		t.Fatalf("fixture missing: %v", err)
-	}
+	testenv.Fixtures(t, VerifiedCorpusPath) // skips without the corpus (fails with CI set)
 	l, err := MeasureLoad(t.TempDir(), iterations(t))
 	if err != nil {
 		t.Fatal(err)
@@ -214,7 +212,7 @@ func BenchmarkLoad(b *testing.B) {
 	for _, c := range []struct {
 		name, path string
 		want       int
-	}{{"verified", VerifiedParquet(), 500}, {"synthetic20k", synth, 20000}} {
+	}{{"verified", testenv.Fixtures(b, VerifiedCorpusPath), 500}, {"synthetic20k", synth, 20000}} {
 		b.Run(c.name, func(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {

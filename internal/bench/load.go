@@ -10,11 +10,16 @@ import (
 	"github.com/parquet-go/parquet-go"
 
 	"github.com/swebench-run/swebench-run/dataset"
+	"github.com/swebench-run/swebench-run/internal/corpus"
 )
 
-// VerifiedParquet is the 500-row SWE-bench Verified test split beside the repository.
-func VerifiedParquet() string {
-	return filepath.Join(RepoRoot(), "..", "shared", "fixtures", "datasets", "SWE-bench_Verified.test.parquet")
+// VerifiedCorpusPath is the 500-row SWE-bench Verified test split in the test corpus.
+const VerifiedCorpusPath = "datasets/SWE-bench_Verified.test.parquet"
+
+// VerifiedParquet returns the path of the Verified test split in the test corpus cache (filled
+// by `make testdata`, or from the local mirror).
+func VerifiedParquet() (string, error) {
+	return corpus.Ensure(context.Background(), RepoRoot(), VerifiedCorpusPath)
 }
 
 type synthRow struct {
@@ -73,6 +78,10 @@ type Load struct{ Verified, Synthetic Sample }
 // MeasureLoad times n loads of each dataset (after one warm-up load, so the page cache holds
 // the file).
 func MeasureLoad(tmp string, n int) (Load, error) {
+	verified, err := VerifiedParquet()
+	if err != nil {
+		return Load{}, err
+	}
 	synth := filepath.Join(tmp, "synthetic-20000.parquet")
 	if err := WriteSyntheticParquet(synth, 20000); err != nil {
 		return Load{}, err
@@ -82,7 +91,7 @@ func MeasureLoad(tmp string, n int) (Load, error) {
 		path string
 		want int
 		dst  *Sample
-	}{{VerifiedParquet(), 500, &l.Verified}, {synth, 20000, &l.Synthetic}} {
+	}{{verified, 500, &l.Verified}, {synth, 20000, &l.Synthetic}} {
 		if _, err := TimeLoad(c.path, c.want, 1); err != nil {
 			return l, err
 		}

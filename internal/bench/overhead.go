@@ -76,7 +76,7 @@ func BareInstance(ctx context.Context, d *Docker, i int) (time.Duration, error) 
 		Config: &container.Config{
 			Image: BaseImage, Entrypoint: []string{}, WorkingDir: "/tmp",
 			Cmd:    []string{"bash", "-c", `trap "exit 0" TERM; end=$((SECONDS+14400)); while [ $SECONDS -lt $end ]; do sleep 10 & wait $!; done`},
-			Labels: map[string]string{dockerenv.LabelTool: "1", dockerenv.LabelRun: RunID, dockerenv.LabelOwner: dockerenv.Owner()},
+			Labels: dockerenv.WithTestSession(map[string]string{dockerenv.LabelTool: "1", dockerenv.LabelRun: RunID, dockerenv.LabelOwner: dockerenv.Owner()}),
 		},
 		HostConfig: &container.HostConfig{NetworkMode: container.NetworkMode(Network), Resources: container.Resources{PidsLimit: &pids}},
 	})

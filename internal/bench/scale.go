@@ -184,7 +184,7 @@ func floorLife(ctx context.Context, d *Docker, s ScaleSpec, i int, mu *sync.Mute
 		Name: fmt.Sprintf("swebench-run-bench-floor-%d-%d", os.Getpid(), i),
 		Config: &container.Config{Image: BaseImage, Entrypoint: []string{}, WorkingDir: "/tmp",
 			Cmd:    []string{"bash", "-c", `trap "exit 0" TERM; end=$((SECONDS+14400)); while [ $SECONDS -lt $end ]; do sleep 10 & wait $!; done`},
-			Labels: map[string]string{dockerenv.LabelTool: "1", dockerenv.LabelRun: RunID, dockerenv.LabelOwner: dockerenv.Owner()}},
+			Labels: dockerenv.WithTestSession(map[string]string{dockerenv.LabelTool: "1", dockerenv.LabelRun: RunID, dockerenv.LabelOwner: dockerenv.Owner()})},
 		HostConfig: &container.HostConfig{NetworkMode: container.NetworkMode(Network), Resources: container.Resources{PidsLimit: &pids}},
 	})
 	if err != nil {

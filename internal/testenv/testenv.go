@@ -1,16 +1,22 @@
-// Package testenv gives tests a real Docker engine and the project's locally built images.
-// Without a daemon, Docker tests skip — except when CI is set, where they fail.
+// Package testenv gives tests a real Docker engine, the project's locally built images and the
+// test corpus. Without a daemon or the corpus, such tests skip — except when CI is set, where
+// they fail.
 package testenv
 
 import (
 	"context"
+	"errors"
 	"os"
+	"path"
 	"path/filepath"
 	"runtime"
+	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/swebench-run/swebench-run/dockerenv"
+	"github.com/swebench-run/swebench-run/internal/corpus"
 )
 
 // BaseImage is built by scripts/build-base-image.sh (make images).
@@ -50,17 +56,84 @@ func RepoRoot(t testing.TB) string {
 	return filepath.Join(filepath.Dir(file), "..", "..")
 }
 
-// Fixtures returns a path inside ../shared/fixtures next to the repository (the directory itself
-// without parts), failing the test when it is missing: fixture tests never skip.
+// Fixtures returns the cache path of a test corpus file or directory (parts joined; no parts for
+// the corpus root; see internal/corpus/manifest.txt). Files missing from the cache are copied
+// from the local mirror (../shared/fixtures beside the repository, or
+// $SWEBENCH_RUN_TESTDATA_MIRROR) when there is one. When a file (or any file under a directory)
+// cannot be had, the test skips with a line that names `make testdata` — except with CI set,
+// where it fails. A path not in the manifest always fails.
 func Fixtures(t testing.TB, parts ...string) string {
 	t.Helper()
-	root, err := filepath.Abs(filepath.Join(RepoRoot(t), "..", "shared", "fixtures"))
-	if err != nil {
-		t.Fatal(err)
+	rel := path.Clean(filepath.ToSlash(filepath.Join(parts...)))
+	recordCorpusTest(t)
+	p, err := corpus.Ensure(context.Background(), RepoRoot(t), rel)
+	var missing *corpus.MissingError
+	switch {
+	case err == nil:
+		return p
+	case errors.As(err, &missing):
+		if os.Getenv("CI") != "" {
+			t.Fatalf("CI is set and %v", err)
+		}
+		t.Skip(err)
+	default:
+		t.Fatalf("test corpus: %v", err)
 	}
-	p := filepath.Join(append([]string{root}, parts...)...)
-	if _, err := os.Stat(p); err != nil {
-		t.Fatalf("fixture %s not found (tests expect ../shared/fixtures beside the repository): %v", p, err)
+	return ""
+}
+
+// EnvKeepEngines, set to 1 (or true, yes), keeps the second Docker engine that tests start
+// (scripts/start-second-engine.sh) running after them, for a faster rerun; by default the tests
+// (and `make test`) stop what they started.
+const EnvKeepEngines = "SWEBENCH_RUN_KEEP_ENGINES"
+
+// KeepEngines reports whether EnvKeepEngines asks to keep test engines running.
+func KeepEngines() bool {
+	switch strings.ToLower(strings.TrimSpace(os.Getenv(EnvKeepEngines))) {
+	case "1", "true", "yes", "on":
+		return true
 	}
-	return p
+	return false
+}
+
+// EnvCorpusLog names a file to which every test that asks for the corpus appends one line when
+// it ends, "ran|skipped|failed<TAB>package dir<TAB>test name": `make test` counts them.
+const EnvCorpusLog = "SWEBENCH_RUN_CORPUS_LOG"
+
+var corpusTests sync.Map // testing.TB → struct{}: tests whose line is registered
+
+func recordCorpusTest(t testing.TB) {
+	log := os.Getenv(EnvCorpusLog)
+	if log == "" {
+		return
+	}
+	if _, seen := corpusTests.LoadOrStore(t, struct{}{}); seen {
+		return
+	}
+	pkg := "."
+	if wd, err := os.Getwd(); err == nil {
+		if root, err := filepath.Abs(RepoRoot(t)); err == nil {
+			if rel, err := filepath.Rel(root, wd); err == nil {
+				pkg = filepath.ToSlash(rel)
+			}
+		}
+	}
+	t.Cleanup(func() {
+		status := "ran"
+		switch {
+		case t.Skipped():
+			status = "skipped"
+		case t.Failed():
+			status = "failed"
+		}
+		f, err := os.OpenFile(log, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+		if err != nil {
+			t.Errorf("%s: %v", EnvCorpusLog, err)
+			return
+		}
+		defer f.Close()
+		if _, err := f.WriteString(status + "\t" + pkg + "\t" + t.Name() + "\n"); err != nil {
+			t.Errorf("%s: %v", EnvCorpusLog, err)
+		}
+	})
 }

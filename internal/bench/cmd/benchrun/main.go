@@ -269,7 +269,7 @@ Benchmark containers run the local base image ` + "`swebench-run/base:bookworm`"
   ` + "`output_bytes_elided`" + ` = 1 GiB − 1 MiB; the observation shown to the model uses the long-output
   template (10,000 characters).
 - **Dataset load.** ` + "`dataset.Load`" + ` in-process with run and eval validation, after one warm-up
-  load: the Verified test parquet (../shared/fixtures) and a synthetic SWE-bench-shaped parquet of
+  load: the Verified test parquet (from the test corpus, ` + "`make testdata`" + `) and a synthetic SWE-bench-shaped parquet of
   20,000 rows (zstd) written by the benchmark. Median.
 - **Resume.** An output directory with 20,000 finished ledger records and a preds.json of 20,000
   predictions (no trajectories), a dataset of 20,001 instances of which one is unfinished; the

@@ -1,0 +1,106 @@
+// Package pyre reads the action regexes of mini-swe-agent configs, which are Python re patterns
+// matched with re.DOTALL, with Go's regexp.
+package pyre
+
+import (
+	"fmt"
+	"regexp"
+	"strings"
+)
+
+// Python's str patterns give \s, \d and \w their Unicode meaning; RE2's are ASCII. These sets
+// are the Unicode ones (\s: the characters str.isspace accepts; \w: str.isalnum or "_").
+const (
+	pySpaceSet = `\t-\r\x{1c}-\x{20}\x{85}\p{Z}`
+	pyWordSet  = `\p{L}\p{N}_`
+)
+
+// Compile compiles a mini-swe-agent action regex, written for Python's re module and
+// matched with re.DOTALL, into an equivalent Go regexp: "." matches newlines, \s \S \d \D \w \W
+// are Unicode classes as in Python, \Z is the end of the text. Python features RE2 lacks
+// (lookarounds, backreferences) are an error naming the pattern.
+func Compile(expr string) (*regexp.Regexp, error) {
+	re, err := regexp.Compile("(?s)" + translatePyRegex(expr))
+	if err != nil {
+		return nil, fmt.Errorf("action_regex %q: %w (Go's RE2 has no lookarounds or backreferences)", expr, err)
+	}
+	return re, nil
+}
+
+func translatePyRegex(expr string) string {
+	var b strings.Builder
+	inClass := false
+	for i := 0; i < len(expr); i++ {
+		c := expr[i]
+		switch {
+		case c == '\\' && i+1 < len(expr):
+			i++
+			switch n := expr[i]; n {
+			case 's':
+				if inClass {
+					b.WriteString(pySpaceSet)
+				} else {
+					b.WriteString("[" + pySpaceSet + "]")
+				}
+			case 'S':
+				if inClass {
+					b.WriteString(`\S`) // a negated set inside a class has no RE2 spelling
+				} else {
+					b.WriteString("[^" + pySpaceSet + "]")
+				}
+			case 'd':
+				b.WriteString(`\p{Nd}`)
+			case 'D':
+				b.WriteString(`\P{Nd}`)
+			case 'w':
+				if inClass {
+					b.WriteString(pyWordSet)
+				} else {
+					b.WriteString("[" + pyWordSet + "]")
+				}
+			case 'W':
+				if inClass {
+					b.WriteString(`\W`)
+				} else {
+					b.WriteString("[^" + pyWordSet + "]")
+				}
+			case 'Z':
+				b.WriteString(`\z`)
+			default:
+				b.WriteByte('\\')
+				b.WriteByte(n)
+			}
+		case c == '[' && !inClass:
+			inClass = true
+			b.WriteByte(c)
+			if i+1 < len(expr) && expr[i+1] == '^' {
+				b.WriteByte('^')
+				i++
+			}
+			if i+1 < len(expr) && expr[i+1] == ']' { // a leading ] is literal in Python
+				b.WriteString(`\]`)
+				i++
+			}
+		case c == ']' && inClass:
+			inClass = false
+			b.WriteByte(c)
+		default:
+			b.WriteByte(c)
+		}
+	}
+	return b.String()
+}
+
+// FindAll returns what Python's re.findall returns for a pattern with at most one group: the
+// group of every match (the whole match without a group), unstripped.
+func FindAll(re *regexp.Regexp, s string) []string {
+	found := []string{}
+	for _, m := range re.FindAllStringSubmatch(s, -1) {
+		if len(m) > 1 {
+			found = append(found, m[1])
+		} else {
+			found = append(found, m[0])
+		}
+	}
+	return found
+}

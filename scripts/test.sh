@@ -1,0 +1,114 @@
+#!/usr/bin/env bash
+# The whole test suite (`make test`): fills the test corpus cache (`make testdata`), runs every
+# package's tests against the real Docker engine, prints how many corpus tests ran and how many
+# skipped, and leaves the machine as it found it, even when tests fail or time out:
+#   - the second Docker engine (scripts/start-second-engine.sh) is stopped if it was not running
+#     before, unless SWEBENCH_RUN_KEEP_ENGINES=1 keeps it for a faster rerun;
+#   - containers the tests started and did not remove (a test binary killed by a panic or a
+#     timeout cannot clean up) are removed: they carry this run's SWEBENCH_RUN_TEST_SESSION label;
+#   - registries started by tests (scripts/start-registry.sh) in their temporary directories are
+#     stopped, and the temporary directories removed.
+#
+# Without CI, corpus files that cannot be had (no mirror, no network) do not fail the suite: the
+# tests that need them skip with a line naming `make testdata`. With CI set, a missing corpus
+# file, or any corpus test that skips, fails it.
+#
+# Usage: scripts/test.sh [go test flags and packages; default: -timeout 30m ./...]
+# Environment: GO (default go), MAKE (default make), CI, SWEBENCH_RUN_KEEP_ENGINES, and the test
+# corpus variables of README.md (SWEBENCH_RUN_TESTDATA, SWEBENCH_RUN_TESTDATA_MIRROR).
+set -uo pipefail
+
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+root=$(cd "$here/.." && pwd)
+cd "$root" || exit 1
+GO=${GO:-go}
+MAKE=${MAKE:-make}
+
+case "${1:-}" in
+-h | --help)
+	sed -n '2,/^set -uo/p' "$0" | sed '$d; s/^# \{0,1\}//'
+	exit 0
+	;;
+esac
+
+say() { printf 'test: %s\n' "$*" >&2; }
+truthy() { case "${1,,}" in 1 | true | yes | on) return 0 ;; esac; return 1; }
+
+second=scripts/start-second-engine.sh
+second_host="unix://${SWEBENCH_TEST_ENGINE_DIR:-/run/swebench-run-test}/docker.sock"
+second_was_up=0
+"$second" --status 2>/dev/null && second_was_up=1
+
+work=$(mktemp -d "${TMPDIR:-/tmp}/swebench-run-test.XXXXXX") || exit 1
+mkdir -p "$work/tmp"
+export SWEBENCH_RUN_CORPUS_LOG="$work/corpus.log"
+export SWEBENCH_RUN_TEST_SESSION="${work##*/}"
+
+# leftovers removes what the tests started and did not stop.
+leftovers() {
+	# Registries of tests whose binary died before its cleanups.
+	local pidfile pid
+	while IFS= read -r pidfile; do
+		pid=$(cat "$pidfile" 2>/dev/null || true)
+		if [[ -n $pid ]] && [[ $(cat "/proc/$pid/comm" 2>/dev/null) == docker-registry* ]]; then
+			kill "$pid" 2>/dev/null && say "stopped a registry left by a test (pid $pid)"
+		fi
+	done < <(find "$work/tmp" -name registry.pid 2>/dev/null)
+	# Containers the tests started and did not remove: every container of this tool carries
+	# the label of this suite run (dockerenv.EnvTestSession), on the first engine and the second.
+	local host n ids
+	for host in "" "$second_host"; do
+		[[ -z $host ]] || "$second" --status 2>/dev/null || continue
+		ids=$(docker ${host:+-H "$host"} ps -aq --filter "label=swebench-run.test-session=$SWEBENCH_RUN_TEST_SESSION" 2>/dev/null) || continue
+		[[ -n $ids ]] || continue
+		# shellcheck disable=SC2086 # one id a word
+		n=$(docker ${host:+-H "$host"} rm -f $ids 2>/dev/null | wc -l)
+		say "removed $n container(s) the tests left${host:+ on the second engine}"
+	done
+	# The second engine.
+	if ((second_was_up)); then
+		"$second" --status 2>/dev/null && say "the second Docker engine was running before the tests and keeps running; stop it with $second --stop"
+	elif truthy "${SWEBENCH_RUN_KEEP_ENGINES:-}"; then
+		"$second" --status 2>/dev/null && say "the second Docker engine keeps running (SWEBENCH_RUN_KEEP_ENGINES); stop it with $second --stop"
+	elif "$second" --status 2>/dev/null || [[ -f ${SWEBENCH_TEST_ENGINE_DIR:-/run/swebench-run-test}/docker.pid ]]; then
+		"$second" --stop >/dev/null 2>&1 && say "stopped the second Docker engine the tests started (SWEBENCH_RUN_KEEP_ENGINES=1 keeps it)"
+	fi
+	rm -rf "$work"
+}
+trap leftovers EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+
+# 1. The corpus.
+if ! "$MAKE" --no-print-directory testdata GO="$GO"; then
+	if [[ -n ${CI:-} ]]; then
+		say "CI is set and the test corpus is incomplete (see above): failing"
+		exit 1
+	fi
+	say "the test corpus is incomplete (see above): the tests that need it will skip"
+fi
+
+# 2. The tests. TMPDIR holds every t.TempDir, so that leftovers can find what they started.
+args=("$@")
+((${#args[@]})) || args=(-timeout 30m ./...)
+TMPDIR="$work/tmp" "$GO" test -count=1 "${args[@]}"
+rc=$?
+
+# 3. The corpus tests: one line per test ("ran|skipped|failed<TAB>package<TAB>test"); a test
+#    that ran twice (a subtest rerun) counts once, with its last outcome.
+if [[ -s $SWEBENCH_RUN_CORPUS_LOG ]]; then
+	read -r ran skipped failed < <(awk -F'\t' '{s[$2" "$3]=$1} END {for (k in s) c[s[k]]++; print c["ran"]+0, c["skipped"]+0, c["failed"]+0}' "$SWEBENCH_RUN_CORPUS_LOG")
+else
+	ran=0 skipped=0 failed=0
+fi
+say "corpus tests: $ran ran, $skipped skipped, $failed failed"
+if ((skipped > 0)); then
+	awk -F'\t' '{s[$2" "$3]=$1} END {for (k in s) if (s[k] == "skipped") print "  skipped: " k}' "$SWEBENCH_RUN_CORPUS_LOG" | sort | head -5 >&2
+	((skipped <= 5)) || say "  … and $((skipped - 5)) more"
+	say "run \`make testdata\` to get the corpus (README.md, \"Test data\")"
+	if [[ -n ${CI:-} ]]; then
+		say "CI is set: a corpus test skipped, failing"
+		((rc != 0)) || rc=1
+	fi
+fi
+exit "$rc"
