@@ -199,6 +199,10 @@ func Build(ctx context.Context, in *Input, root string, opts Options) (*Built, e
 	if err != nil {
 		return nil, err
 	}
+	if err := os.Chmod(tmp, 0o755); err != nil { // MkdirTemp makes it private
+		os.RemoveAll(tmp)
+		return nil, err
+	}
 	done := false
 	defer func() {
 		if !done {
@@ -286,7 +290,6 @@ func Build(ctx context.Context, in *Input, root string, opts Options) (*Built, e
 		return nil, err
 	}
 	done = true
-	logf("wrote %s", final)
 
 	if opts.SBCLI {
 		file, cmd, err := writeSBCLI(root, folder, opts.Split, preds)

@@ -418,4 +418,3 @@ func checkRegrade(c *Computed, logs map[string]logState) Findings {
 	}
 	return out
 }
-

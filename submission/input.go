@@ -53,7 +53,7 @@ func OpenInput(path, evalLogs string) (*Input, error) {
 		return nil, fmt.Errorf("input %s is a file; pass the run's folder (our output directory, or mini-swe-agent's with preds.json and <id>/<id>.traj.json)", path)
 	}
 	in := &Input{Path: path, Kind: InputMini}
-	if exists(filepath.Join(path, results.ManifestFile)) || exists(filepath.Join(path, results.LedgerFile)) {
+	if IsRunDir(path) {
 		in.Kind = InputRun
 		if in.Manifest, err = results.ReadManifest(path); err != nil {
 			return nil, err
@@ -78,6 +78,11 @@ func OpenInput(path, evalLogs string) (*Input, error) {
 		in.EvalDir = resolveLogsDir(evalLogs, in.model())
 	}
 	return in, nil
+}
+
+// IsRunDir reports whether path is our output directory (it has run.json or status.jsonl).
+func IsRunDir(path string) bool {
+	return exists(filepath.Join(path, results.ManifestFile)) || exists(filepath.Join(path, results.LedgerFile))
 }
 
 // resolveLogsDir finds the folder of per-instance logs: the harness writes
