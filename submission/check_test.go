@@ -79,9 +79,11 @@ func TestCheckFindsDamage(t *testing.T) {
 			check:  CheckFiles, severity: Warn, mention: ".swebench-run.lock", alone: true,
 		},
 		{
-			name:   "a run_instance.log",
-			damage: func(t *testing.T, dir string) { writeFile(t, filepath.Join(dir, "logs", victim, "run_instance.log"), "x") },
-			check:  CheckFiles, severity: Warn, mention: filepath.Join("logs", victim, "run_instance.log"), alone: true,
+			name: "a run_instance.log",
+			damage: func(t *testing.T, dir string) {
+				writeFile(t, filepath.Join(dir, "logs", victim, "run_instance.log"), "x")
+			},
+			check: CheckFiles, severity: Warn, mention: filepath.Join("logs", victim, "run_instance.log"), alone: true,
 		},
 		{
 			name:   "a missing trajectory",
