@@ -266,7 +266,7 @@ func checkDataset(ctx context.Context, in *Input, split Split, ds Dataset, load 
 	run := man.Source
 	if fileSums(run) != "" && fileSums(run) == fileSums(ds.Source) {
 		return append(out, Finding{Check: CheckDataset, Severity: Note,
-			Message: fmt.Sprintf("the run used the graded dataset itself (%s)", describe(run))})
+			Message: fmt.Sprintf("the run used the graded dataset itself: %s", describe(run))})
 	}
 	rows, err := loadRunRows(ctx, run, load)
 	if err != nil {
