@@ -135,7 +135,10 @@ func Build(ctx context.Context, in *Input, root string, opts Options) (*Built, e
 
 	// Checks of the run itself, before anything is evaluated.
 	var found Findings
-	found = append(found, checkPredictions(in.preds, insts, unfinishedWhy(in.verdicts()))...)
+	// The run read through compare: why instances have no final outcome, exit statuses, cost.
+	// Read again once missing logs are evaluated.
+	verdicts := in.verdicts()
+	found = append(found, checkPredictions(in.preds, insts, unfinishedWhy(verdicts))...)
 	trajs, tf := readTrajectories(preds, in.TrajectoryPath)
 	found = append(found, tf...)
 	configs, unknown := in.configs(trajs)
@@ -159,6 +162,7 @@ func Build(ctx context.Context, in *Input, root string, opts Options) (*Built, e
 		if err := opts.Evaluate(ctx, in, insts, preds); err != nil {
 			return nil, err
 		}
+		verdicts = in.verdicts()
 	}
 	logs := map[string]logState{}
 	for id, p := range preds {
@@ -166,7 +170,7 @@ func Build(ctx context.Context, in *Input, root string, opts Options) (*Built, e
 			logs[id] = readLogState(filepath.Join(in.EvalDir, id), id)
 		}
 	}
-	found = append(found, checkLogs(preds, logs, unfinishedWhy(in.verdicts()))...)
+	found = append(found, checkLogs(preds, logs, unfinishedWhy(verdicts))...)
 
 	meta := opts.Metadata
 	meta.Attempts = attempts
@@ -272,7 +276,7 @@ func Build(ctx context.Context, in *Input, root string, opts Options) (*Built, e
 	built := &Built{Dir: final, Folder: folder, Computed: computed, Findings: found.Sorted(), Attempts: attempts}
 	readme := renderReadme(readmeData{
 		Folder: folder, Split: opts.Split, Dataset: opts.Dataset, Meta: meta, Input: in, Computed: computed,
-		Findings: built.Findings, Configs: configs, Tool: opts.Tool, Verdicts: in.verdicts(), MiniVersion: miniVersion(trajs),
+		Findings: built.Findings, Configs: configs, Tool: opts.Tool, Verdicts: verdicts, MiniVersion: miniVersion(trajs),
 	})
 	if err := write(filepath.Join(tmp, ReadmeFile), []byte(readme)); err != nil {
 		return nil, err
