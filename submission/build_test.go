@@ -404,6 +404,15 @@ func TestBuildChecksTrip(t *testing.T) {
 			check: CheckTrajSubmission, severity: Warn, mention: victim,
 		},
 		{
+			name: "a report.json that its log contradicts",
+			edit: func(t *testing.T, _, logs string) {
+				p := filepath.Join(logs, victim, "report.json")
+				data, _ := os.ReadFile(p)
+				writeFile(t, p, strings.Replace(string(data), `"resolved": false`, `"resolved": true`, 1))
+			},
+			check: CheckRegrade, severity: Warn, mention: victim + " (report.json: resolved true, regraded: false)",
+		},
+		{
 			name: "a log whose tests never ran",
 			edit: func(t *testing.T, _, logs string) {
 				os.Remove(filepath.Join(logs, victim, "test_output.txt"))
@@ -443,6 +452,11 @@ func TestBuildChecksTrip(t *testing.T) {
 				readme, _ := os.ReadFile(filepath.Join(b.Dir, "README.md"))
 				if !strings.Contains(string(readme), "**"+tt.check+"**: ") {
 					t.Errorf("the README does not list the accepted warning %s", tt.check)
+				}
+				var res Results
+				readJSON(t, filepath.Join(b.Dir, "results", "results.json"), &res)
+				if noLogs := tt.check == CheckLogs; noLogs != reflect.DeepEqual(res.NoLogs, []string{victim}) {
+					t.Errorf("no_logs = %v", res.NoLogs)
 				}
 			}
 		})
