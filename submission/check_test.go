@@ -97,6 +97,11 @@ func TestCheckFindsDamage(t *testing.T) {
 			check:  CheckLogs, severity: Warn, mention: victim,
 		},
 		{
+			name:   "no log folder",
+			damage: func(t *testing.T, dir string) { os.RemoveAll(filepath.Join(dir, "logs", victim)) },
+			check:  CheckLogs, severity: Warn, mention: "count as no_generation, i.e. unresolved: " + victim,
+		},
+		{
 			name: "attempts that are neither 1 nor 2+",
 			damage: func(t *testing.T, dir string) {
 				p := filepath.Join(dir, "metadata.yaml")

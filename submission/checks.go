@@ -351,35 +351,43 @@ func readLogState(dir, id string) logState {
 }
 
 // checkLogs checks the evaluation folder of every predicted instance with a patch: a log made
-// for another patch than the prediction is a failure; an instance without test_output.txt (not
-// evaluated, or the evaluation failed before the tests) counts as no_logs, a warning.
+// for another patch than the prediction is a failure; an instance without a log folder or
+// patch.diff counts as no_generation, one without test_output.txt (not evaluated, or the
+// evaluation failed before the tests) as no_logs: warnings.
 func checkLogs(preds map[string]eval.Prediction, logs map[string]logState, why map[string]string) Findings {
-	var stale, noOutput []string
-	var staleIDs, noOutputIDs []string
+	var stale, noLog, noOutput []string
+	var noLogIDs, noOutputIDs []string
 	for _, id := range sortedIDs(preds) {
 		p := preds[id]
 		if p.Empty() {
 			continue
 		}
 		s := logs[id]
-		if s.HasPatch && strings.TrimRight(s.Patch, "\n") != strings.TrimRight(p.Patch(), "\n") {
-			stale = append(stale, id)
-			staleIDs = append(staleIDs, id)
-			continue
-		}
-		if !s.HasOutput {
-			w := why[id]
-			if w == "" {
-				w = "no test_output.txt"
+		reason := func(def string) string {
+			if w := why[id]; w != "" {
+				return id + " (" + w + ")"
 			}
-			noOutput = append(noOutput, id+" ("+w+")")
+			return id + " (" + def + ")"
+		}
+		switch {
+		case s.HasPatch && strings.TrimRight(s.Patch, "\n") != strings.TrimRight(p.Patch(), "\n"):
+			stale = append(stale, id)
+		case !s.HasPatch && !s.HasOutput:
+			noLog = append(noLog, reason("no log"))
+			noLogIDs = append(noLogIDs, id)
+		case !s.HasOutput:
+			noOutput = append(noOutput, reason("no test_output.txt"))
 			noOutputIDs = append(noOutputIDs, id)
 		}
 	}
 	var out Findings
 	if len(stale) > 0 {
-		out = append(out, Finding{Check: CheckStaleLogs, Severity: Fail, IDs: staleIDs,
+		out = append(out, Finding{Check: CheckStaleLogs, Severity: Fail, IDs: stale,
 			Message: fmt.Sprintf("%d evaluation logs were made for another patch than the prediction (patch.diff differs from model_patch): %s; evaluate them again (swebench-run eval --redo --instance-ids …)", len(stale), idList(stale, 10))})
+	}
+	if len(noLog) > 0 {
+		out = append(out, Finding{Check: CheckLogs, Severity: Warn, IDs: noLogIDs,
+			Message: fmt.Sprintf("%d predicted instances have no evaluation log (no logs/<id>/patch.diff); they count as no_generation, i.e. unresolved: %s", len(noLog), idList(noLog, 10))})
 	}
 	if len(noOutput) > 0 {
 		out = append(out, Finding{Check: CheckLogs, Severity: Warn, IDs: noOutputIDs,
