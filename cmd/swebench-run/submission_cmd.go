@@ -14,6 +14,7 @@ import (
 	"github.com/swebench-run/swebench-run/dataset"
 	"github.com/swebench-run/swebench-run/dockerenv"
 	"github.com/swebench-run/swebench-run/eval"
+	"github.com/swebench-run/swebench-run/sandbox"
 	"github.com/swebench-run/swebench-run/submission"
 )
 
@@ -327,17 +328,17 @@ func evaluateForSubmission(ctx context.Context, stop <-chan struct{}, in *submis
 	if runID == "" {
 		runID = newRunID()
 	}
-	engine, err := dockerenv.Connect(ctx, f.dockerHost)
+	engine, err := dockerenv.ConnectWith(ctx, f.dockerHost, dockerenv.Options{Pull: dockerenv.PullPolicy(f.pull)})
 	if err != nil {
 		return err
 	}
 	defer engine.Close()
-	ev, err := newEvaluator(engine, in.EvalDir, runID, f.workers, f.timeout, false, f.imageTemplate, dockerenv.PullPolicy(f.pull), stop, stderr)
+	ev, err := newEvaluator(engine, in.EvalDir, runID, f.workers, f.timeout, false, f.imageTemplate, stop)
 	if err != nil {
 		return err
 	}
 	rep, _, err := ev.Run(ctx, insts, preds)
-	if n, serr := engine.Sweep(context.WithoutCancel(ctx), dockerenv.ByRun(runID)); serr == nil && n > 0 {
+	if n, serr := engine.Sweep(context.WithoutCancel(ctx), sandbox.Selector{RunID: runID}); serr == nil && n > 0 {
 		fmt.Fprintf(stderr, "swebench-run: removed %d leftover eval containers\n", n)
 	}
 	if err != nil {
