@@ -19,6 +19,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/swebench-run/swebench-run/internal/atomicfile"
 )
 
 // Errors of the hub client, for errors.Is.
@@ -149,7 +151,7 @@ func (h *hubClient) fetch(ctx context.Context, repo, config, split, revision str
 	if err != nil {
 		return nil, err
 	}
-	if err := writeFileAtomic(h.refPath(repo, revision), []byte(info.SHA+"\n")); err != nil {
+	if err := atomicfile.MkdirWrite(h.refPath(repo, revision), []byte(info.SHA+"\n"), 0o644); err != nil {
 		return nil, fmt.Errorf("cache: %w", err)
 	}
 	if snap, err := h.cached(repo, info.SHA, config, split); err == nil {
@@ -216,7 +218,7 @@ func (h *hubClient) fetch(ctx context.Context, repo, config, split, revision str
 	}
 	snap.Fetched = time.Now().UTC()
 	data, _ := json.MarshalIndent(snap, "", "  ")
-	if err := writeFileAtomic(h.snapshotPath(repo, info.SHA, config, split), data); err != nil {
+	if err := atomicfile.MkdirWrite(h.snapshotPath(repo, info.SHA, config, split), data, 0o644); err != nil {
 		return nil, fmt.Errorf("cache: %w", err)
 	}
 	return snap, nil
@@ -605,34 +607,6 @@ func hashFile(p string) (string, int64, error) {
 		return "", 0, err
 	}
 	return hex.EncodeToString(h.Sum(nil)), n, nil
-}
-
-// writeFileAtomic writes data to a temporary file in p's directory, fsyncs it and renames it.
-func writeFileAtomic(p string, data []byte) error {
-	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-		return err
-	}
-	f, err := os.CreateTemp(filepath.Dir(p), "."+filepath.Base(p)+".tmp*")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(f.Name())
-	if _, err := f.Write(data); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Sync(); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Close(); err != nil {
-		return err
-	}
-	if err := os.Rename(f.Name(), p); err != nil {
-		return err
-	}
-	syncDir(filepath.Dir(p))
-	return nil
 }
 
 func syncDir(dir string) {

@@ -23,47 +23,16 @@ import (
 	"github.com/moby/moby/api/types/container"
 	"github.com/moby/moby/client"
 	"golang.org/x/sync/errgroup"
+
+	"github.com/swebench-run/swebench-run/sandbox"
 )
-
-// ContainerSpec describes the container of one instance.
-type ContainerSpec struct {
-	Image      string
-	RunID      string
-	InstanceID string
-	Role       string            // "agent" or "eval"
-	Cwd        string            // working directory of every exec; default /testbed
-	Env        map[string]string // environment of every exec
-	// Lifetime bounds the container: its main process (see mainProcess) ends after Lifetime, so a
-	// container that escapes every cleanup still ends by itself. Default 4h.
-	Lifetime time.Duration
-	Limits   Limits
-}
-
-// Limits are the container's resource limits. Zero values mean the defaults documented on each.
-// Containers are never privileged, get no host mounts and keep Docker's default capabilities
-// and seccomp profile.
-//
-// Memory: when a command allocates beyond MemoryBytes, the kernel kills the largest process of
-// the container (the command, not the container's main process, which stays tiny), so the
-// container keeps running and Exec returns exit code 137 with ExecResult.OOMKilled set and a
-// note appended to the output; the agent sees that and can adapt. Docker's State.OOMKilled is
-// only set when the container itself ends, so Exec reads the kill count of the container's
-// memory cgroup instead (cgroup v1 memory.oom_control, v2 memory.events). Should the main
-// process be killed, the container dies and operations fail with a *ContainerDiedError whose
-// ExitStatus is "OOMKilled".
-type Limits struct {
-	MemoryBytes int64   // 0 = unlimited
-	CPUs        float64 // 0 = unlimited
-	PidsLimit   int64   // 0 = 4096 (a fork bomb must not take the host down); -1 = unlimited
-	NetworkMode string  // "" = bridge; "none" disables networking
-}
 
 // Container is a running container of this tool.
 type Container struct {
 	engine *Engine
-	ID     string
-	Name   string
-	spec   ContainerSpec
+	id     string
+	name   string
+	spec   sandbox.Spec
 	// oomKills is the container's cgroup OOM-kill count last seen (see Exec).
 	oomKills atomic.Int64
 	// killMu orders the kills of the container's processes (see killAll). kills is the count of
@@ -76,25 +45,32 @@ type Container struct {
 
 var unsafeName = regexp.MustCompile(`[^a-zA-Z0-9_.-]+`)
 
+// ID is the container's id.
+func (c *Container) ID() string { return c.id }
+
+// Name is the container's name: swebench-run-INSTANCE-RANDOM.
+func (c *Container) Name() string { return c.name }
+
 // StartContainer creates and starts the container of spec. The image must be present (see
 // EnsureImage). On error nothing is left behind.
-func (e *Engine) StartContainer(ctx context.Context, spec ContainerSpec) (*Container, error) {
-	if spec.Cwd == "" {
-		spec.Cwd = "/testbed"
-	}
-	if spec.Lifetime <= 0 {
-		spec.Lifetime = 4 * time.Hour
-	}
-	if spec.Role == "" {
-		spec.Role = "agent"
-	}
+//
+// spec.Limits become the container's HostConfig. Memory: when a command allocates beyond the
+// limit, the kernel kills the largest process of the container (the command, not the container's
+// main process, which stays tiny), so the container keeps running and Exec returns exit code 137
+// with OOMKilled set and a note appended to the output. Docker's State.OOMKilled is only set when
+// the container itself ends, so Exec reads the kill count of the container's memory cgroup
+// instead (cgroup v1 memory.oom_control, v2 memory.events). Should the main process be killed,
+// the container dies and operations fail with a *sandbox.DiedError whose ExitStatus is
+// "OOMKilled". Containers keep Docker's default capabilities and seccomp profile.
+func (e *Engine) StartContainer(ctx context.Context, spec sandbox.Spec) (*Container, error) {
+	spec = spec.WithDefaults()
 	suffix := make([]byte, 4)
 	_, _ = rand.Read(suffix)
 	name := "swebench-run-" + unsafeName.ReplaceAllString(spec.InstanceID, "-") + "-" + hex.EncodeToString(suffix)
 
 	pids := spec.Limits.PidsLimit
 	if pids == 0 {
-		pids = 4096
+		pids = sandbox.DefaultPidsLimit
 	}
 	hc := &container.HostConfig{
 		NetworkMode: container.NetworkMode(spec.Limits.NetworkMode),
@@ -134,11 +110,11 @@ func (e *Engine) StartContainer(ctx context.Context, spec ContainerSpec) (*Conta
 	cancel()
 	if err != nil {
 		if cerrdefs.IsNotFound(err) {
-			return nil, fmt.Errorf("create container for %s: %w: %s", spec.InstanceID, ErrImageNotFound, spec.Image)
+			return nil, fmt.Errorf("create container for %s: %w: %s", spec.InstanceID, sandbox.ErrImageUnavailable, spec.Image)
 		}
-		return nil, e.hung(ctx, fmt.Errorf("create container for %s: %w", spec.InstanceID, err))
+		return nil, e.down(e.hung(ctx, fmt.Errorf("create container for %s: %w", spec.InstanceID, err)))
 	}
-	c := &Container{engine: e, ID: res.ID, Name: name, spec: spec}
+	c := &Container{engine: e, id: res.ID, name: name, spec: spec}
 	c.oomKills.Store(-1) // unknown until the first check
 	if err := ctx.Err(); err != nil {
 		_ = c.Remove(ctx)
@@ -152,7 +128,7 @@ func (e *Engine) StartContainer(ctx context.Context, spec ContainerSpec) (*Conta
 	}
 	if err != nil {
 		_ = c.Remove(ctx)
-		return nil, e.hung(ctx, fmt.Errorf("start container for %s: %w", spec.InstanceID, err))
+		return nil, e.down(e.hung(ctx, fmt.Errorf("start container for %s: %w", spec.InstanceID, err)))
 	}
 	return c, nil
 }
@@ -168,10 +144,10 @@ const engineCallTimeout = 3 * time.Minute
 // rotation and retries elsewhere. A call that ran out of engineCallTimeout on an engine that
 // still answers is an overload: an error of its own instance, not the engine's.
 func (e *Engine) hung(ctx context.Context, err error) error {
-	if err == nil || ctx.Err() != nil || IsEngineDown(err) {
+	if err == nil || ctx.Err() != nil || isEngineDown(err) {
 		return err
 	}
-	var died *ContainerDiedError
+	var died *sandbox.DiedError
 	if errors.As(err, &died) {
 		return err
 	}
@@ -248,9 +224,9 @@ const removeTimeout = 30 * time.Second
 func (c *Container) Remove(ctx context.Context) error {
 	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), removeTimeout)
 	defer cancel()
-	_, err := c.engine.cli.ContainerRemove(rctx, c.ID, client.ContainerRemoveOptions{Force: true, RemoveVolumes: true})
+	_, err := c.engine.cli.ContainerRemove(rctx, c.id, client.ContainerRemoveOptions{Force: true, RemoveVolumes: true})
 	if err != nil && !cerrdefs.IsNotFound(err) {
-		return fmt.Errorf("remove container %s: %w", c.Name, err)
+		return fmt.Errorf("remove container %s: %w", c.name, err)
 	}
 	return nil
 }
@@ -269,48 +245,23 @@ func (c *Container) WriteFile(ctx context.Context, file string, data []byte) err
 	if err := tw.Close(); err != nil {
 		return err
 	}
-	_, err := c.engine.cli.CopyToContainer(ctx, c.ID, client.CopyToContainerOptions{DestinationPath: path.Dir(file), Content: &buf})
+	_, err := c.engine.cli.CopyToContainer(ctx, c.id, client.CopyToContainerOptions{DestinationPath: path.Dir(file), Content: &buf})
 	if err != nil {
-		return c.classify(ctx, fmt.Errorf("write %s in container %s: %w", file, c.Name, err))
+		return c.engine.down(c.classify(ctx, fmt.Errorf("write %s in container %s: %w", file, c.name, err)))
 	}
 	return nil
 }
 
-// ContainerDiedError reports a container that stopped while its instance was still running.
-type ContainerDiedError struct {
-	Name      string
-	OOMKilled bool
-	ExitCode  int
-	Err       error
-}
-
-func (e *ContainerDiedError) Error() string {
-	if e.OOMKilled {
-		return fmt.Sprintf("container %s was killed for exceeding its memory limit (OOM)", e.Name)
-	}
-	return fmt.Sprintf("container %s is no longer running (exit code %d): %v", e.Name, e.ExitCode, e.Err)
-}
-
-func (e *ContainerDiedError) Unwrap() error { return e.Err }
-
-// ExitStatus names the instance's exit status: OOMKilled or ContainerDied.
-func (e *ContainerDiedError) ExitStatus() string {
-	if e.OOMKilled {
-		return "OOMKilled"
-	}
-	return "ContainerDied"
-}
-
-// classify turns an error of an operation on the container into a *ContainerDiedError when the
+// classify turns an error of an operation on the container into a *sandbox.DiedError when the
 // container is gone or stopped, so the instance ends with a distinct status.
 func (c *Container) classify(ctx context.Context, opErr error) error {
 	ictx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
 	defer cancel()
-	res, err := c.engine.cli.ContainerInspect(ictx, c.ID, client.ContainerInspectOptions{})
+	res, err := c.engine.cli.ContainerInspect(ictx, c.id, client.ContainerInspectOptions{})
 	if err != nil {
 		switch {
 		case cerrdefs.IsNotFound(err):
-			return &ContainerDiedError{Name: c.Name, ExitCode: -1, Err: opErr}
+			return &sandbox.DiedError{Name: c.name, ExitCode: -1, Err: opErr}
 		case client.IsErrConnectionFailed(err):
 			// The daemon is gone (stopped, restarted, connection lost): the instance can be
 			// retried on another engine.
@@ -320,7 +271,7 @@ func (c *Container) classify(ctx context.Context, opErr error) error {
 	}
 	st := res.Container.State
 	if st != nil && !st.Running {
-		return &ContainerDiedError{Name: c.Name, OOMKilled: st.OOMKilled, ExitCode: st.ExitCode, Err: opErr}
+		return &sandbox.DiedError{Name: c.name, OOMKilled: st.OOMKilled, ExitCode: st.ExitCode, Err: opErr}
 	}
 	return opErr
 }
@@ -331,10 +282,10 @@ func Owner() string {
 	return host + ":" + strconv.Itoa(os.Getpid())
 }
 
-// Orphaned reports whether a container with these labels was started by a process of this
+// orphaned reports whether a container with these labels was started by a process of this
 // machine that no longer runs (crashed or killed): such containers are safe to remove while
 // other runs of this tool go on.
-func Orphaned(labels map[string]string) bool {
+func orphaned(labels map[string]string) bool {
 	host, pidStr, ok := strings.Cut(labels[LabelOwner], ":")
 	if !ok {
 		return false
@@ -353,9 +304,15 @@ func Orphaned(labels map[string]string) bool {
 	return errors.Is(err, syscall.ESRCH)
 }
 
-// Sweep removes the containers of this tool for which match returns true (nil matches all) and
-// returns how many it removed. It runs on a context that survives cancellation.
-func (e *Engine) Sweep(ctx context.Context, match func(labels map[string]string) bool) (int, error) {
+// matches reports whether sel matches a container with these labels (see sandbox.Selector;
+// Orphaned: started by a process of this machine that no longer runs).
+func matches(sel sandbox.Selector, labels map[string]string) bool {
+	return sel.All || sel.RunID != "" && labels[LabelRun] == sel.RunID || sel.Orphaned && orphaned(labels)
+}
+
+// Sweep removes the containers of this tool that sel matches and returns how many it removed.
+// It runs on a context that survives cancellation.
+func (e *Engine) Sweep(ctx context.Context, sel sandbox.Selector) (int, error) {
 	ctx = context.WithoutCancel(ctx)
 	lctx, cancel := context.WithTimeout(ctx, removeTimeout)
 	list, err := e.cli.ContainerList(lctx, client.ContainerListOptions{All: true, Filters: client.Filters{}.Add("label", LabelTool+"=1")})
@@ -373,7 +330,7 @@ func (e *Engine) Sweep(ctx context.Context, match func(labels map[string]string)
 	)
 	g.SetLimit(sweepConcurrency)
 	for _, s := range list.Items {
-		if match != nil && !match(s.Labels) {
+		if !matches(sel, s.Labels) {
 			continue
 		}
 		g.Go(func() error {
@@ -396,11 +353,6 @@ func (e *Engine) Sweep(ctx context.Context, match func(labels map[string]string)
 
 // sweepConcurrency bounds the removals a sweep runs at once.
 const sweepConcurrency = 8
-
-// ByRun matches the containers of one run.
-func ByRun(runID string) func(map[string]string) bool {
-	return func(l map[string]string) bool { return l[LabelRun] == runID }
-}
 
 // ListContainers returns the names of this tool's containers of runID ("" = any run), sorted.
 func (e *Engine) ListContainers(ctx context.Context, runID string) ([]string, error) {

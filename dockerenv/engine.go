@@ -1,7 +1,11 @@
-// Package dockerenv is the only user of the Docker client: it connects to engines, makes sure
-// images are present, runs one labelled container per instance, executes commands in it (with
-// timeouts that kill every process of the command, through the container's main process), and
-// sweeps containers this tool left behind.
+// Package dockerenv is the Docker backend of package sandbox, and the only user of the Docker
+// client: it connects to engines (one or many hosts, Pool), makes sure images are present (a pull
+// queue and image cache per engine), runs one labelled container per instance, executes commands
+// in it (with timeouts that kill every process of the command, through the container's main
+// process), and sweeps containers this tool left behind.
+//
+// Pool implements sandbox.Backend, sandbox.Starter and sandbox.Sweeper; Engine implements
+// sandbox.Starter and sandbox.Sweeper; Container implements sandbox.Sandbox.
 package dockerenv
 
 import (
@@ -14,6 +18,8 @@ import (
 
 	"github.com/moby/moby/client"
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
+
+	"github.com/swebench-run/swebench-run/sandbox"
 )
 
 // Labels put on every container this tool starts, so that it can find and remove them later.
@@ -42,6 +48,7 @@ func WithTestSession(labels map[string]string) map[string]string {
 }
 
 // Engine is one Docker engine with its pull queue and image cache. It is safe for concurrent use.
+// It starts the fresh containers of evaluations (sandbox.Starter) and sweeps (sandbox.Sweeper).
 type Engine struct {
 	cli    *client.Client
 	host   string
@@ -130,5 +137,26 @@ const (
 	PullNever   PullPolicy = "never"
 )
 
-// ErrImageNotFound reports an image that is neither local nor pullable under the policy.
-var ErrImageNotFound = errors.New("image not found")
+// Start makes spec.Image present under the engine's pull policy (Options.Pull) and starts a
+// container of spec: the fresh container of an evaluation. An image that is neither local nor
+// pullable is an error matching sandbox.ErrImageUnavailable.
+func (e *Engine) Start(ctx context.Context, spec sandbox.Spec) (sandbox.Sandbox, error) {
+	if _, err := e.EnsureImage(ctx, spec.Image, e.images.opts.Pull); err != nil {
+		return nil, e.down(err)
+	}
+	c, err := e.StartContainer(ctx, spec)
+	if err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+// down turns an error of a call whose connection to the engine failed into an *EngineDownError,
+// so that it matches sandbox.ErrBackendDown.
+func (e *Engine) down(err error) error {
+	var d *EngineDownError
+	if err == nil || errors.As(err, &d) || !client.IsErrConnectionFailed(err) {
+		return err
+	}
+	return &EngineDownError{Host: e.Host(), Err: err}
+}

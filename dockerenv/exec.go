@@ -12,76 +12,42 @@ import (
 	"github.com/docker/go-units"
 	"github.com/moby/moby/api/pkg/stdcopy"
 	"github.com/moby/moby/client"
+
+	"github.com/swebench-run/swebench-run/sandbox"
 )
-
-// ExecOptions configure one command.
-type ExecOptions struct {
-	// Timeout bounds the command; 0 means none. The client times it from the moment the exec
-	// starts (its attach), so a slow engine's latency does not count against the command. When it expires, every process of the container but its main process gets TERM,
-	// KILL killGrace later (sooner if the output ended), through signals to the main process
-	// (see mainProcess): this also kills children that left the command's process group or hold
-	// the output open, and works when a fork bomb filled the pids limit. Exec returns once the
-	// kill is acknowledged, so that it cannot hit the next command.
-	Timeout time.Duration
-	Cwd     string            // default: the container's Cwd
-	Env     map[string]string // added to (and overriding) the container's Env
-	// Interpreter runs the command; default ["bash", "-c"].
-	Interpreter []string
-	// MaxOutput bounds the output kept in memory: the first and last MaxOutput/2 bytes are kept,
-	// the middle is counted and dropped. Default 1 MiB.
-	MaxOutput int
-}
-
-// ExecResult is the outcome of one command. stdout and stderr are merged in arrival order.
-type ExecResult struct {
-	Output string
-	// ExitCode is what the engine reports: after a timeout usually 143 (TERM) or 137 (KILL).
-	ExitCode       int
-	TimedOut       bool  // ExecOptions.Timeout expired and the command was killed
-	TruncatedBytes int64 // bytes dropped from the middle of the output
-	Duration       time.Duration
-	// OOMKilled: the kernel killed the command (or one of its processes) for exceeding the
-	// container's memory limit; the container still runs. See Limits.
-	OOMKilled bool
-}
 
 const (
-	defaultMaxOutput = 1 << 20
-	killGrace        = 2 * time.Second         // TERM → KILL after a timeout
-	closeGrace       = 2 * time.Second         // after the KILL, until the client closes the output itself
-	killAckTimeout   = 10 * time.Second        // bounds the wait for the main process's kill acknowledgement
-	killAckPoll      = 15 * time.Millisecond   // how often the log is read for it
-	killAckPrefix    = "swebench-run: killed " // + the count of kills; see mainProcess
+	killGrace      = 2 * time.Second         // TERM → KILL after a timeout
+	closeGrace     = 2 * time.Second         // after the KILL, until the client closes the output itself
+	killAckTimeout = 10 * time.Second        // bounds the wait for the main process's kill acknowledgement
+	killAckPoll    = 15 * time.Millisecond   // how often the log is read for it
+	killAckPrefix  = "swebench-run: killed " // + the count of kills; see mainProcess
 )
 
-// Exec runs command in the container: create (no TTY), attach, drain with stdcopy, inspect for the
-// exit code. A command that fails or times out is a result, not an error; the error is for a
-// broken container or engine (a *ContainerDiedError when the container is gone).
+// Exec runs command in the container (see sandbox.Sandbox.Exec and sandbox.ExecOptions): create
+// (no TTY), attach, drain with stdcopy, inspect for the exit code. A command that fails or times
+// out is a result, not an error; the error is for a broken container or engine (a
+// *sandbox.DiedError when the container is gone, an *EngineDownError when the engine stopped
+// answering).
 //
-// The exec's argv is `sh -c 'exec "$@" 2>&1' sh INTERPRETER... COMMAND`: sh joins stderr to
-// stdout, so both share one pipe and keep their order (like a subprocess with stderr=STDOUT),
-// and replaces itself with the interpreter, so the command gets exact `bash -c` semantics and
-// costs one extra exec of sh only.
-func (c *Container) Exec(ctx context.Context, command string, opts ExecOptions) (ExecResult, error) {
+// The exec's argv is sandbox.CommandArgv: `sh -c 'exec "$@" 2>&1' sh INTERPRETER... COMMAND`.
+// A timeout is enforced through signals to the container's main process (see mainProcess):
+// USR1 for TERM to every other process, then USR2 for KILL, acknowledged in the container's log.
+func (c *Container) Exec(ctx context.Context, command string, opts sandbox.ExecOptions) (sandbox.ExecResult, error) {
+	res, err := c.exec(ctx, command, opts)
+	return res, c.engine.down(err)
+}
+
+func (c *Container) exec(ctx context.Context, command string, opts sandbox.ExecOptions) (sandbox.ExecResult, error) {
 	cwd := opts.Cwd
 	if cwd == "" {
 		cwd = c.spec.Cwd
 	}
-	interp := opts.Interpreter
-	if len(interp) == 0 {
-		interp = []string{"bash", "-c"}
-	}
-	maxOut := opts.MaxOutput
-	if maxOut <= 0 {
-		maxOut = defaultMaxOutput
-	}
-	argv := []string{"sh", "-c", `exec "$@" 2>&1`, "sh"}
-	argv = append(argv, interp...)
-	argv = append(argv, command)
+	argv := sandbox.CommandArgv(opts.Interpreter, command)
 
 	start := time.Now()
 	cctx, cancel := context.WithTimeout(ctx, engineCallTimeout)
-	created, err := c.engine.cli.ExecCreate(cctx, c.ID, client.ExecCreateOptions{
+	created, err := c.engine.cli.ExecCreate(cctx, c.id, client.ExecCreateOptions{
 		AttachStdout: true,
 		AttachStderr: true,
 		WorkingDir:   cwd,
@@ -90,11 +56,11 @@ func (c *Container) Exec(ctx context.Context, command string, opts ExecOptions) 
 	})
 	cancel()
 	if err != nil {
-		return ExecResult{}, c.engine.hung(ctx, c.classify(ctx, fmt.Errorf("exec in %s: %w", c.Name, err)))
+		return sandbox.ExecResult{}, c.engine.hung(ctx, c.classify(ctx, fmt.Errorf("exec in %s: %w", c.name, err)))
 	}
 	att, err := c.engine.cli.ExecAttach(ctx, created.ID, client.ExecAttachOptions{})
 	if err != nil {
-		return ExecResult{}, c.classify(ctx, fmt.Errorf("attach to exec in %s: %w", c.Name, err))
+		return sandbox.ExecResult{}, c.classify(ctx, fmt.Errorf("attach to exec in %s: %w", c.name, err))
 	}
 	// The command starts with the attach: the time the engine took to get there is not its own.
 	var expired <-chan time.Time
@@ -103,17 +69,17 @@ func (c *Container) Exec(ctx context.Context, command string, opts ExecOptions) 
 		defer t.Stop()
 		expired = t.C
 	}
-	out := newCappedBuffer(maxOut)
+	out := sandbox.NewOutputBuffer(opts.MaxOutput)
 	done := make(chan error, 1)
 	go func() {
 		_, err := stdcopy.StdCopy(out, out, att.Reader)
 		done <- err
 	}()
-	cancelled := func() (ExecResult, error) {
+	cancelled := func() (sandbox.ExecResult, error) {
 		c.killAll(ctx)
 		att.Close()
 		<-done
-		return ExecResult{}, ctx.Err()
+		return sandbox.ExecResult{}, ctx.Err()
 	}
 
 	var streamErr error
@@ -152,14 +118,14 @@ func (c *Container) Exec(ctx context.Context, command string, opts ExecOptions) 
 	}
 	att.Close()
 	if streamErr != nil {
-		return ExecResult{}, c.classify(ctx, fmt.Errorf("read exec output in %s: %w", c.Name, streamErr))
+		return sandbox.ExecResult{}, c.classify(ctx, fmt.Errorf("read exec output in %s: %w", c.name, streamErr))
 	}
 
 	code, err := c.exitCode(ctx, created.ID)
 	if err != nil {
-		return ExecResult{}, err
+		return sandbox.ExecResult{}, err
 	}
-	res := ExecResult{
+	res := sandbox.ExecResult{
 		Output:         out.String(),
 		ExitCode:       code,
 		TimedOut:       timedOut,
@@ -186,13 +152,13 @@ func (c *Container) exitCode(ctx context.Context, execID string) (int, error) {
 		ins, err := c.engine.cli.ExecInspect(ictx, execID, client.ExecInspectOptions{})
 		cancel()
 		if err != nil {
-			return 0, c.engine.hung(ctx, c.classify(ctx, fmt.Errorf("inspect exec in %s: %w", c.Name, err)))
+			return 0, c.engine.hung(ctx, c.classify(ctx, fmt.Errorf("inspect exec in %s: %w", c.name, err)))
 		}
 		if !ins.Running {
 			return ins.ExitCode, nil
 		}
 		if time.Now().After(deadline) {
-			return 0, fmt.Errorf("exec in %s: output ended but the engine still reports the process running after %s", c.Name, engineCallTimeout)
+			return 0, fmt.Errorf("exec in %s: output ended but the engine still reports the process running after %s", c.name, engineCallTimeout)
 		}
 		select {
 		case <-ctx.Done():
@@ -222,7 +188,7 @@ func (c *Container) oomKilledSince(ctx context.Context) bool {
 func (c *Container) readOOMKills(ctx context.Context) (int64, bool) {
 	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
 	defer cancel()
-	created, err := c.engine.cli.ExecCreate(rctx, c.ID, client.ExecCreateOptions{
+	created, err := c.engine.cli.ExecCreate(rctx, c.id, client.ExecCreateOptions{
 		User: "0", AttachStdout: true, AttachStderr: true,
 		Cmd: []string{"cat", "/sys/fs/cgroup/memory.events", "/sys/fs/cgroup/memory/memory.oom_control"},
 	})
@@ -259,7 +225,7 @@ func (c *Container) signal(ctx context.Context, sig string) {
 	defer c.killMu.Unlock()
 	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
 	defer cancel()
-	_, _ = c.engine.cli.ContainerKill(sctx, c.ID, client.ContainerKillOptions{Signal: sig})
+	_, _ = c.engine.cli.ContainerKill(sctx, c.id, client.ContainerKillOptions{Signal: sig})
 }
 
 // killAll kills every process in the container except its main process and returns once they
@@ -291,7 +257,7 @@ func (c *Container) killAcked(ctx context.Context) bool {
 	}
 	c.kills++
 	want := c.kills
-	if _, err := c.engine.cli.ContainerKill(ctx, c.ID, client.ContainerKillOptions{Signal: "USR2"}); err != nil {
+	if _, err := c.engine.cli.ContainerKill(ctx, c.id, client.ContainerKillOptions{Signal: "USR2"}); err != nil {
 		return false
 	}
 	for {
@@ -314,7 +280,7 @@ func (c *Container) killAcked(ctx context.Context) bool {
 // killAcks returns the highest kill count the main process acknowledged in the container's log
 // (0 before the first kill).
 func (c *Container) killAcks(ctx context.Context) (int, error) {
-	rc, err := c.engine.cli.ContainerLogs(ctx, c.ID, client.ContainerLogsOptions{ShowStdout: true, Tail: "5"})
+	rc, err := c.engine.cli.ContainerLogs(ctx, c.id, client.ContainerLogsOptions{ShowStdout: true, Tail: "5"})
 	if err != nil {
 		return 0, err
 	}
@@ -346,7 +312,7 @@ func parseKillAcks(log string) int {
 func (c *Container) execKill(ctx context.Context) {
 	kctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
 	defer cancel()
-	created, err := c.engine.cli.ExecCreate(kctx, c.ID, client.ExecCreateOptions{
+	created, err := c.engine.cli.ExecCreate(kctx, c.id, client.ExecCreateOptions{
 		User: "0", Cmd: []string{"kill", "-9", "-1"},
 	})
 	if err != nil {
@@ -400,65 +366,4 @@ func envList(base, over map[string]string) []string {
 		env = append(env, k+"="+merged[k])
 	}
 	return env
-}
-
-// cappedBuffer keeps the first and last max/2 bytes written to it and counts the rest, so that
-// a command printing gigabytes costs constant memory.
-type cappedBuffer struct {
-	headMax, tailMax int
-	head             []byte
-	tail             []byte // ring buffer once full
-	tailPos          int
-	tailFull         bool
-	dropped          int64
-}
-
-func newCappedBuffer(max int) *cappedBuffer {
-	h := max / 2
-	return &cappedBuffer{headMax: h, tailMax: max - h}
-}
-
-func (b *cappedBuffer) Write(p []byte) (int, error) {
-	n := len(p)
-	if room := b.headMax - len(b.head); room > 0 {
-		k := min(room, len(p))
-		b.head = append(b.head, p[:k]...)
-		p = p[k:]
-	}
-	for len(p) > 0 {
-		if !b.tailFull {
-			room := b.tailMax - len(b.tail)
-			k := min(room, len(p))
-			b.tail = append(b.tail, p[:k]...)
-			p = p[k:]
-			if len(b.tail) == b.tailMax {
-				b.tailFull = true
-			}
-			continue
-		}
-		// Overwrite the oldest tail bytes; they count as dropped.
-		k := min(b.tailMax-b.tailPos, len(p))
-		copy(b.tail[b.tailPos:], p[:k])
-		b.dropped += int64(k)
-		b.tailPos = (b.tailPos + k) % b.tailMax
-		p = p[k:]
-	}
-	return n, nil
-}
-
-func (b *cappedBuffer) Dropped() int64 { return b.dropped }
-
-// String returns the kept output; a note marks where bytes were dropped. Invalid UTF-8 is
-// replaced, as the peers decode output with errors="replace".
-func (b *cappedBuffer) String() string {
-	var sb strings.Builder
-	sb.Write(b.head)
-	if b.dropped > 0 {
-		fmt.Fprintf(&sb, "\n[swebench-run: %d bytes of output elided]\n", b.dropped)
-		sb.Write(b.tail[b.tailPos:])
-		sb.Write(b.tail[:b.tailPos])
-	} else {
-		sb.Write(b.tail)
-	}
-	return strings.ToValidUTF8(sb.String(), "\uFFFD")
 }

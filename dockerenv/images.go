@@ -7,7 +7,6 @@ import (
 	"log/slog"
 	"runtime"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -16,6 +15,8 @@ import (
 	"github.com/docker/go-units"
 	"github.com/moby/moby/client"
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
+
+	"github.com/swebench-run/swebench-run/sandbox"
 )
 
 // Options configure an engine: its pull queue and image cache. Zero values mean the documented
@@ -42,7 +43,7 @@ type Options struct {
 	Cache CachePolicy
 	// OnPull receives the progress of every pull (layers, bytes), from the pulling goroutine:
 	// it must be fast and safe for concurrent use.
-	OnPull func(PullProgress)
+	OnPull func(sandbox.PullProgress)
 	// Auth returns the registry credentials for an image (the base64url JSON of the
 	// X-Registry-Auth header, "" for none). Default: DockerConfigAuth, i.e. ~/.docker/config.json
 	// and its credential helpers.
@@ -125,19 +126,6 @@ func ParseCachePolicy(s string) (CachePolicy, error) {
 		return CachePolicy{Mode: CacheBudget, Budget: n}, nil
 	}
 	return CachePolicy{}, fmt.Errorf("image cache %q: want keep, remove or budget=SIZE", s)
-}
-
-// PullProgress is the state of one pull.
-type PullProgress struct {
-	Host       string
-	Image      string
-	Attempt    int // 1 for the first attempt
-	Layers     int // layers known so far
-	LayersDone int // layers downloaded and extracted (or already present)
-	Current    int64
-	Total      int64 // sum of the sizes of the layers whose size is known
-	Done       bool
-	Err        error // with Done: the pull failed (after all retries)
 }
 
 // ErrPullStalled is the cause of a pull attempt that made no progress for StallTimeout.
@@ -315,7 +303,7 @@ func (q *ImageQueue) ensure(ctx context.Context, image string, policy PullPolicy
 		case !cerrdefs.IsNotFound(err):
 			return "", fmt.Errorf("inspect image %s on %s: %w", image, q.e.Host(), err)
 		case policy == PullNever:
-			return "", fmt.Errorf("%w: %s is not present on %s and the pull policy is never", ErrImageNotFound, image, q.e.Host())
+			return "", fmt.Errorf("%w: %s is not present on %s and the pull policy is never", sandbox.ErrImageUnavailable, image, q.e.Host())
 		}
 	}
 
@@ -456,12 +444,12 @@ func (q *ImageQueue) fetch(ctx context.Context, st *imageState, policy PullPolic
 			return res.ID, res.Size, false, nil
 		}
 	} else if policy == PullNever {
-		return "", 0, false, fmt.Errorf("%w: %s is not present on %s and the pull policy is never", ErrImageNotFound, st.name, q.e.Host())
+		return "", 0, false, fmt.Errorf("%w: %s is not present on %s and the pull policy is never", sandbox.ErrImageUnavailable, st.name, q.e.Host())
 	}
 
 	if err := q.pullWithRetries(ctx, st.name); err != nil {
 		if q.opts.OnPull != nil {
-			q.opts.OnPull(PullProgress{Host: q.e.Host(), Image: st.name, Done: true, Err: err})
+			q.opts.OnPull(sandbox.PullProgress{Host: q.e.Host(), Image: st.name, Done: true, Err: err})
 		}
 		return "", 0, false, err
 	}
@@ -553,9 +541,9 @@ func (q *ImageQueue) pullOnce(ctx context.Context, image string, attempt int) er
 		}
 		switch {
 		case cerrdefs.IsNotFound(err):
-			return fmt.Errorf("%w: pull %s on %s: %v", ErrImageNotFound, image, q.e.Host(), err)
+			return fmt.Errorf("%w: pull %s on %s: %v", sandbox.ErrImageUnavailable, image, q.e.Host(), err)
 		case cerrdefs.IsUnauthorized(err), cerrdefs.IsPermissionDenied(err):
-			return fmt.Errorf("%w: pull %s on %s: access denied (run `docker login` for its registry): %v", ErrImageNotFound, image, q.e.Host(), err)
+			return fmt.Errorf("%w: pull %s on %s: access denied (run `docker login` for its registry): %v", sandbox.ErrImageUnavailable, image, q.e.Host(), err)
 		case cerrdefs.IsInvalidArgument(err):
 			return fmt.Errorf("pull %s: %w", image, err)
 		case client.IsErrConnectionFailed(err):
@@ -766,8 +754,8 @@ func (t *pullTracker) update(id, status string, cur, total int64) bool {
 	return true
 }
 
-func (t *pullTracker) progress() PullProgress {
-	p := PullProgress{Host: t.host, Image: t.image, Attempt: t.attempt, Layers: len(t.order)}
+func (t *pullTracker) progress() sandbox.PullProgress {
+	p := sandbox.PullProgress{Host: t.host, Image: t.image, Attempt: t.attempt, Layers: len(t.order)}
 	for _, id := range t.order {
 		l := t.layers[id]
 		p.Current += l.current
@@ -777,10 +765,4 @@ func (t *pullTracker) progress() PullProgress {
 		}
 	}
 	return p
-}
-
-// String renders the progress for a log line: "3/5 layers, 120MB/1.2GB".
-func (p PullProgress) String() string {
-	return strconv.Itoa(p.LayersDone) + "/" + strconv.Itoa(p.Layers) + " layers, " +
-		units.HumanSize(float64(p.Current)) + "/" + units.HumanSize(float64(p.Total))
 }

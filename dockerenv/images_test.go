@@ -11,6 +11,7 @@ import (
 
 	"github.com/swebench-run/swebench-run/dockerenv"
 	"github.com/swebench-run/swebench-run/internal/testenv"
+	"github.com/swebench-run/swebench-run/sandbox"
 )
 
 // However many workers want an image at once, it is pulled once: the registry serves one
@@ -22,8 +23,8 @@ func TestPullDedupe(t *testing.T) {
 	before := reg.manifestGets(t, repo) // docker push reads no manifest, but be exact
 
 	var mu sync.Mutex
-	var last dockerenv.PullProgress
-	e := connect(t, dockerenv.Options{PullWorkers: 2, OnPull: func(p dockerenv.PullProgress) {
+	var last sandbox.PullProgress
+	e := connect(t, dockerenv.Options{PullWorkers: 2, OnPull: func(p sandbox.PullProgress) {
 		mu.Lock()
 		defer mu.Unlock()
 		if p.Image == ref {
@@ -76,7 +77,7 @@ func TestPullErrors(t *testing.T) {
 		name        string
 		ref         string
 		policy      dockerenv.PullPolicy
-		wantNF      bool // errors.Is ErrImageNotFound
+		wantNF      bool // errors.Is sandbox.ErrImageUnavailable
 		wantRetries int
 	}{
 		{"missing in the registry", reg.Addr + "/swebench-run-test/does-not-exist:latest", dockerenv.PullMissing, true, 0},
@@ -91,8 +92,8 @@ func TestPullErrors(t *testing.T) {
 			if err == nil {
 				t.Fatal("no error")
 			}
-			if got := errors.Is(err, dockerenv.ErrImageNotFound); got != tt.wantNF {
-				t.Errorf("errors.Is(%v, ErrImageNotFound) = %v, want %v", err, got, tt.wantNF)
+			if got := errors.Is(err, sandbox.ErrImageUnavailable); got != tt.wantNF {
+				t.Errorf("errors.Is(%v, ErrImageUnavailable) = %v, want %v", err, got, tt.wantNF)
 			}
 			if got := int(retries.Load()); got != tt.wantRetries {
 				t.Errorf("retried %d times, want %d", got, tt.wantRetries)
@@ -173,7 +174,7 @@ func TestPrefetchAndBound(t *testing.T) {
 	var mu sync.Mutex
 	active := map[string]bool{}
 	maxActive := 0
-	e := connect(t, dockerenv.Options{PullWorkers: 1, OnPull: func(p dockerenv.PullProgress) {
+	e := connect(t, dockerenv.Options{PullWorkers: 1, OnPull: func(p sandbox.PullProgress) {
 		mu.Lock()
 		defer mu.Unlock()
 		active[p.Image] = !p.Done

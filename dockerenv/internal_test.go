@@ -11,6 +11,8 @@ import (
 	"testing"
 
 	"github.com/moby/moby/api/types/registry"
+
+	"github.com/swebench-run/swebench-run/sandbox"
 )
 
 func TestDockerConfigAuth(t *testing.T) {
@@ -164,7 +166,7 @@ func TestPullTracker(t *testing.T) {
 		tr.update(m.id, m.status, m.current, m.total)
 	}
 	got := tr.progress()
-	want := PullProgress{Host: "h", Image: "img", Attempt: 1, Layers: 2, LayersDone: 2, Current: 1000, Total: 1000}
+	want := sandbox.PullProgress{Host: "h", Image: "img", Attempt: 1, Layers: 2, LayersDone: 2, Current: 1000, Total: 1000}
 	if got != want {
 		t.Errorf("got %+v, want %+v", got, want)
 	}
@@ -216,7 +218,7 @@ func TestTransientPullErrors(t *testing.T) {
 	}{
 		{&pullError{err: errors.New("x"), transient: true}, true},
 		{&EngineDownError{Host: "h", Err: errors.New("x")}, false},
-		{ErrImageNotFound, false},
+		{sandbox.ErrImageUnavailable, false},
 	}
 	for _, tt := range tests {
 		if got := transientPullError(tt.err); got != tt.want {

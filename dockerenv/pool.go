@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/moby/moby/client"
+
+	"github.com/swebench-run/swebench-run/sandbox"
 )
 
 // HostSpec is one --docker-host value: an engine address and how many instances it runs at once.
@@ -65,20 +67,29 @@ func (e *EngineDownError) Error() string {
 
 func (e *EngineDownError) Unwrap() error { return e.Err }
 
-// IsEngineDown reports whether err means that the engine is unreachable, rather than that one
+// Is makes an engine that stopped answering match sandbox.ErrBackendDown.
+func (e *EngineDownError) Is(target error) bool { return target == sandbox.ErrBackendDown }
+
+// isEngineDown reports whether err means that the engine is unreachable, rather than that one
 // container or image failed.
-func IsEngineDown(err error) bool {
+func isEngineDown(err error) bool {
 	var down *EngineDownError
 	return errors.As(err, &down) || client.IsErrConnectionFailed(err)
 }
 
-// ErrNoEngine is returned by Pool.Acquire when every engine of the pool is down.
-var ErrNoEngine = errors.New("no docker engine answers")
+// ErrNoEngine is the error of Pool.Acquire when every engine of the pool is down. It matches
+// sandbox.ErrBackendDown.
+var ErrNoEngine error = noEngineError{}
+
+type noEngineError struct{}
+
+func (noEngineError) Error() string        { return "no docker engine answers" }
+func (noEngineError) Is(target error) bool { return target == sandbox.ErrBackendDown }
 
 // Pool spreads instances over several engines, each with its own capacity, pull queue and image
-// cache. Acquire takes a slot on the engine with the most free slots; an engine that stops
-// answering is taken out of rotation (MarkDown) until Revive finds it answering again. Safe for
-// concurrent use.
+// cache: it is the runner's sandbox.Backend on Docker. Acquire takes a slot on the engine with the
+// most free slots; an engine that stops answering is taken out of rotation (a slot released with
+// an engine-down cause) until Revive finds it answering again. Safe for concurrent use.
 type Pool struct {
 	mu      sync.Mutex
 	hosts   []*poolHost
@@ -164,7 +175,15 @@ const reviveEvery = 30 * time.Second
 // Acquire takes a slot on the engine that is up and has the most free slots (ties: the
 // least loaded in proportion, then the first given), waiting while every engine is full. It
 // fails with ErrNoEngine when every engine is down (after probing them once), or with ctx's error.
-func (p *Pool) Acquire(ctx context.Context) (*Engine, error) {
+func (p *Pool) Acquire(ctx context.Context) (sandbox.Slot, error) {
+	e, err := p.acquire(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return &Slot{pool: p, engine: e}, nil
+}
+
+func (p *Pool) acquire(ctx context.Context) (*Engine, error) {
 	probed := false
 	for {
 		p.mu.Lock()
@@ -225,8 +244,8 @@ func (p *Pool) noEngine() error {
 	return fmt.Errorf("%w: %w", ErrNoEngine, errors.Join(errs...))
 }
 
-// Release gives back a slot taken by Acquire on e.
-func (p *Pool) Release(e *Engine) {
+// release gives back a slot taken on e.
+func (p *Pool) release(e *Engine) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	for _, h := range p.hosts {
@@ -238,9 +257,9 @@ func (p *Pool) Release(e *Engine) {
 	}
 }
 
-// MarkDown takes e out of rotation because of err (see IsEngineDown): Acquire no longer
-// chooses it until Revive finds it answering. Slots taken on it stay taken until Released.
-func (p *Pool) MarkDown(e *Engine, err error) {
+// markDown takes e out of rotation because of err: Acquire no longer chooses it until Revive
+// finds it answering. Slots taken on it stay taken until released.
+func (p *Pool) markDown(e *Engine, err error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	for _, h := range p.hosts {
@@ -292,8 +311,36 @@ func (p *Pool) notify() {
 	p.changed = make(chan struct{})
 }
 
+// Expect declares n more uses of image (see sandbox.Backend). With one engine, they are declared
+// on it at once, so that `--image-cache remove` removes an image after its last instance; with
+// several, a use is declared on the engine an instance lands on, by Slot.PrepareImage.
+func (p *Pool) Expect(image string, n int) {
+	if len(p.hosts) == 1 {
+		p.hosts[0].engine.Images().Expect(image, n)
+	}
+}
+
+// Prefetch starts pulling image in the background (see ImageQueue.Prefetch) when the pool has
+// one engine; with several, where the image will be needed is not known yet.
+func (p *Pool) Prefetch(image string) {
+	if len(p.hosts) == 1 {
+		p.hosts[0].engine.Images().Prefetch(image)
+	}
+}
+
+// Start starts a container of spec, outside the pool's slots, on the first engine that is up
+// (see Engine.Start): the fresh container of an evaluation.
+func (p *Pool) Start(ctx context.Context, spec sandbox.Spec) (sandbox.Sandbox, error) {
+	for _, s := range p.State() {
+		if !s.Down {
+			return p.engineOf(s.Host).Start(ctx, spec)
+		}
+	}
+	return nil, p.noEngine()
+}
+
 // Sweep runs Engine.Sweep on every engine that is up and returns the total removed.
-func (p *Pool) Sweep(ctx context.Context, match func(labels map[string]string) bool) (int, error) {
+func (p *Pool) Sweep(ctx context.Context, sel sandbox.Selector) (int, error) {
 	total := 0
 	var errs []error
 	for _, s := range p.State() {
@@ -301,7 +348,7 @@ func (p *Pool) Sweep(ctx context.Context, match func(labels map[string]string) b
 			continue
 		}
 		e := p.engineOf(s.Host)
-		n, err := e.Sweep(ctx, match)
+		n, err := e.Sweep(ctx, sel)
 		total += n
 		if err != nil {
 			errs = append(errs, err)
@@ -330,4 +377,47 @@ func (p *Pool) Close() error {
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// Slot is a slot of the pool on one engine (see sandbox.Slot).
+type Slot struct {
+	pool   *Pool
+	engine *Engine
+}
+
+// Host is the address of the slot's engine.
+func (s *Slot) Host() string { return s.engine.Host() }
+
+// PrepareImage makes image present on the slot's engine through its pull queue and marks it in
+// use until ReleaseImage (see ImageQueue.Acquire). With several engines in the pool it first
+// declares the use on this engine (see Pool.Expect). It returns the image id.
+func (s *Slot) PrepareImage(ctx context.Context, image string) (string, error) {
+	if len(s.pool.hosts) > 1 {
+		s.engine.Images().Expect(image, 1)
+	}
+	id, err := s.engine.Images().Acquire(ctx, image)
+	return id, s.engine.down(err)
+}
+
+// Start starts the container of spec on the slot's engine (see Engine.StartContainer).
+func (s *Slot) Start(ctx context.Context, spec sandbox.Spec) (sandbox.Sandbox, error) {
+	c, err := s.engine.StartContainer(ctx, spec)
+	if err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+// ReleaseImage ends the use of image begun by PrepareImage (see ImageQueue.Release).
+func (s *Slot) ReleaseImage(ctx context.Context, image string) {
+	s.engine.Images().Release(ctx, image)
+}
+
+// Release gives the slot back; a cause that matches sandbox.ErrBackendDown takes its engine out
+// of rotation first.
+func (s *Slot) Release(cause error) {
+	if errors.Is(cause, sandbox.ErrBackendDown) {
+		s.pool.markDown(s.engine, cause)
+	}
+	s.pool.release(s.engine)
 }

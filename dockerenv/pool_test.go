@@ -12,6 +12,7 @@ import (
 
 	"github.com/swebench-run/swebench-run/dockerenv"
 	"github.com/swebench-run/swebench-run/internal/testenv"
+	"github.com/swebench-run/swebench-run/sandbox"
 )
 
 // second is what the tests of this package did with the second engine, for TestMain.
@@ -77,33 +78,39 @@ func TestPoolSpreadsByFreeCapacity(t *testing.T) {
 	t.Cleanup(func() { pool.Close() })
 	first := pool.Engines()[0]
 	var got []string
-	var engines []*dockerenv.Engine
+	var slots []sandbox.Slot
 	for range 3 {
-		e, err := pool.Acquire(ctx)
+		s, err := pool.Acquire(ctx)
 		if err != nil {
 			t.Fatal(err)
 		}
-		engines = append(engines, e)
-		got = append(got, e.Host())
+		slots = append(slots, s)
+		got = append(got, s.Host())
 	}
 	want := []string{first.Host(), second, first.Host()}
 	if strings.Join(got, " ") != strings.Join(want, " ") {
 		t.Errorf("hosts = %v, want %v", got, want)
 	}
 	// Full: the next Acquire waits until a slot is released, and gets that slot's engine.
-	done := make(chan *dockerenv.Engine)
+	done := make(chan sandbox.Slot)
 	go func() {
-		e, _ := pool.Acquire(ctx)
-		done <- e
+		s, _ := pool.Acquire(ctx)
+		done <- s
 	}()
-	pool.Release(engines[1])
-	if e := <-done; e.Host() != second {
-		t.Errorf("after releasing a slot of %s, Acquire gave %s", second, e.Host())
+	slots[1].Release(nil)
+	if slots[1] = <-done; slots[1].Host() != second {
+		t.Errorf("after releasing a slot of %s, Acquire gave %s", second, slots[1].Host())
 	}
 	// Each engine runs containers: one on each.
 	runID := "test-pool-spread"
-	for i, e := range []*dockerenv.Engine{engines[0], engines[1]} {
-		startTestContainer(t, e, dockerenv.ContainerSpec{RunID: runID, InstanceID: "pool__spread-" + string(rune('a'+i))})
+	t.Cleanup(func() { _, _ = pool.Sweep(context.Background(), sandbox.Selector{RunID: runID}) })
+	for i, s := range slots[:2] {
+		if _, err := s.PrepareImage(ctx, testenv.BaseImage); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := s.Start(ctx, sandbox.Spec{Image: testenv.BaseImage, RunID: runID, InstanceID: "pool__spread-" + string(rune('a'+i))}); err != nil {
+			t.Fatal(err)
+		}
 	}
 	for _, e := range pool.Engines() {
 		names, err := e.ListContainers(ctx, runID)
@@ -116,8 +123,9 @@ func TestPoolSpreadsByFreeCapacity(t *testing.T) {
 	}
 }
 
-// An engine that stops answering: its operations fail with an engine-down error, the pool
-// takes it out of rotation, and Revive brings it back once it answers again.
+// An engine that stops answering: its operations fail with an error matching
+// sandbox.ErrBackendDown, releasing the slot with it takes the engine out of rotation, and
+// Revive brings it back once it answers again.
 func TestPoolFailover(t *testing.T) {
 	second := secondEngine(t)
 	ctx := context.Background()
@@ -126,37 +134,44 @@ func TestPoolFailover(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { pool.Close() })
-	e, err := pool.Acquire(ctx)
+	s, err := pool.Acquire(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if e.Host() != second {
-		t.Fatalf("Acquire gave %s, want the engine with the most free slots, %s", e.Host(), second)
+	if s.Host() != second {
+		t.Fatalf("Acquire gave %s, want the engine with the most free slots, %s", s.Host(), second)
 	}
-	c := startTestContainer(t, e, dockerenv.ContainerSpec{RunID: "test-pool-failover"})
+	runID := "test-pool-failover"
+	t.Cleanup(func() { _, _ = pool.Sweep(context.Background(), sandbox.Selector{RunID: runID}) })
+	if _, err := s.PrepareImage(ctx, testenv.BaseImage); err != nil {
+		t.Fatal(err)
+	}
+	c, err := s.Start(ctx, sandbox.Spec{Image: testenv.BaseImage, RunID: runID, InstanceID: "pool__failover-1"})
+	if err != nil {
+		t.Fatal(err)
+	}
 	t.Cleanup(func() { secondEngine(t) }) // leave it running for the other tests
 
 	stopSecondEngine(t)
-	_, err = c.Exec(ctx, "echo hi", dockerenv.ExecOptions{})
-	if !dockerenv.IsEngineDown(err) {
-		t.Fatalf("Exec on a stopped engine: err = %v, want an engine-down error", err)
+	_, err = c.Exec(ctx, "echo hi", sandbox.ExecOptions{})
+	if !errors.Is(err, sandbox.ErrBackendDown) {
+		t.Fatalf("Exec on a stopped engine: err = %v, want one matching sandbox.ErrBackendDown", err)
 	}
-	pool.MarkDown(e, err)
-	pool.Release(e)
+	s.Release(err)
 	if got, want := pool.Capacity(), 1; got != want {
 		t.Errorf("capacity with one engine down = %d, want %d", got, want)
 	}
 	if n := pool.Revive(ctx); n != 1 {
 		t.Errorf("Revive with the engine still stopped: %d up, want 1", n)
 	}
-	e2, err := pool.Acquire(ctx)
+	s2, err := pool.Acquire(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if e2 == e {
+	if s2.Host() == second {
 		t.Errorf("Acquire chose the engine that is down")
 	}
-	pool.Release(e2)
+	s2.Release(nil)
 
 	secondEngine(t)
 	if n := pool.Revive(ctx); n != 2 {
@@ -167,7 +182,8 @@ func TestPoolFailover(t *testing.T) {
 	}
 }
 
-// With every engine down, Acquire fails with ErrNoEngine instead of waiting forever.
+// With every engine down, Acquire fails with ErrNoEngine, which matches sandbox.ErrBackendDown,
+// instead of waiting forever.
 func TestPoolAllDown(t *testing.T) {
 	second := secondEngine(t)
 	ctx := context.Background()
@@ -177,10 +193,14 @@ func TestPoolAllDown(t *testing.T) {
 	}
 	t.Cleanup(func() { pool.Close() })
 	t.Cleanup(func() { secondEngine(t) })
-	e := pool.Engines()[0]
+	s, err := pool.Acquire(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
 	stopSecondEngine(t)
-	pool.MarkDown(e, errors.New("test"))
-	if _, err := pool.Acquire(ctx); !errors.Is(err, dockerenv.ErrNoEngine) {
-		t.Errorf("Acquire = %v, want ErrNoEngine", err)
+	s.Release(&dockerenv.EngineDownError{Host: second, Err: errors.New("test")})
+	_, err = pool.Acquire(ctx)
+	if !errors.Is(err, dockerenv.ErrNoEngine) || !errors.Is(err, sandbox.ErrBackendDown) {
+		t.Errorf("Acquire = %v, want ErrNoEngine matching sandbox.ErrBackendDown", err)
 	}
 }

@@ -16,8 +16,8 @@ import (
 	"time"
 
 	"github.com/swebench-run/swebench-run/dataset"
-	"github.com/swebench-run/swebench-run/dockerenv"
 	"github.com/swebench-run/swebench-run/internal/testenv"
+	"github.com/swebench-run/swebench-run/sandbox"
 )
 
 // assetServer stands for raw.githubusercontent.com: every URL is served from it (the client's
@@ -84,11 +84,11 @@ func TestImageAssetsReachTheEvalContainer(t *testing.T) {
 	t.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 		defer cancel()
-		engine.Sweep(ctx, dockerenv.ByRun(runID))
+		engine.Sweep(ctx, sandbox.Selector{RunID: runID})
 	})
 	out := t.TempDir()
 	ev, err := New(Options{OutDir: out, RunID: runID, AssetClient: client,
-		Starter: &DockerStarter{Engine: engine, RunID: runID, Pull: dockerenv.PullNever}})
+		Starter: &SandboxStarter{Backend: engine, RunID: runID}})
 	if err != nil {
 		t.Fatal(err)
 	}

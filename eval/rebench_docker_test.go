@@ -13,8 +13,8 @@ import (
 	"time"
 
 	"github.com/swebench-run/swebench-run/dataset"
-	"github.com/swebench-run/swebench-run/dockerenv"
 	"github.com/swebench-run/swebench-run/internal/testenv"
+	"github.com/swebench-run/swebench-run/sandbox"
 )
 
 // rebenchDemoRows turns the project's demo instances into SWE-rebench rows, shaped like the rows
@@ -87,7 +87,7 @@ func TestRebenchRowsGradeInContainers(t *testing.T) {
 	t.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 		defer cancel()
-		engine.Sweep(ctx, dockerenv.ByRun(runID))
+		engine.Sweep(ctx, sandbox.Selector{RunID: runID})
 	})
 	notAFix := "diff --git a/NOTES.txt b/NOTES.txt\nnew file mode 100644\n--- /dev/null\n+++ b/NOTES.txt\n@@ -0,0 +1 @@\n+applies, fixes nothing\n"
 	tests := []struct {
@@ -104,7 +104,7 @@ func TestRebenchRowsGradeInContainers(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			out := t.TempDir()
-			ev, err := New(Options{OutDir: out, RunID: runID, Starter: &DockerStarter{Engine: engine, RunID: runID, Pull: dockerenv.PullNever}})
+			ev, err := New(Options{OutDir: out, RunID: runID, Starter: &SandboxStarter{Backend: engine, RunID: runID}})
 			if err != nil {
 				t.Fatal(err)
 			}

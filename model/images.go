@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/swebench-run/swebench-run/agent"
+	"github.com/swebench-run/swebench-run/internal/atomicfile"
 )
 
 // Problem-statement images (SWE-bench Multimodal issues show screenshots). mini-swe-agent sends
@@ -301,31 +302,7 @@ func (pi *problemImages) load(ctx context.Context, url string) ([]byte, error) {
 	}
 	if path != "" {
 		// The cache is an optimisation: a failed write only means a later download.
-		_ = writeFileAtomic(path, data)
+		_ = atomicfile.MkdirWrite(path, data, 0o644)
 	}
 	return data, nil
-}
-
-// writeFileAtomic writes data to a temporary file beside path, syncs it and renames it.
-func writeFileAtomic(path string, data []byte) error {
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return err
-	}
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(f.Name())
-	if _, err := f.Write(data); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Sync(); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Close(); err != nil {
-		return err
-	}
-	return os.Rename(f.Name(), path)
 }

@@ -10,41 +10,45 @@ import (
 
 	"github.com/swebench-run/swebench-run/agent"
 	"github.com/swebench-run/swebench-run/configs"
-	"github.com/swebench-run/swebench-run/dockerenv"
+	"github.com/swebench-run/swebench-run/sandbox"
 )
 
 // containerEnv executes the agent's commands in one instance's container.
 type containerEnv struct {
-	c    *dockerenv.Container
-	opts dockerenv.ExecOptions
+	c    sandbox.Sandbox
+	opts sandbox.ExecOptions
 }
 
 var _ agent.Env = (*containerEnv)(nil)
 
-// startingEnv is the environment of an instance whose container is still starting: the engine
+// startingEnv is the environment of an instance whose container is still starting: the backend
 // creates and starts it (and runs env_startup_command) while the agent makes its first model
 // call, which needs no container. The first command waits for the start; a failed start ends
 // the agent with ContainerStartError or EnvStartupFailed.
 type startingEnv struct {
 	done    chan struct{}
-	env     *containerEnv              // nil when the start failed
-	err     error                      // a *startError
-	onReady func(*dockerenv.Container) // called once, by the first command
+	env     *containerEnv         // nil when the start failed
+	err     error                 // a *startError
+	onReady func(sandbox.Sandbox) // called once, by the first command
 }
 
 var _ agent.Env = (*startingEnv)(nil)
 
-// startContainer starts the instance's container in the background.
-func startContainer(ctx context.Context, engine *dockerenv.Engine, spec dockerenv.ContainerSpec, cfg configs.Environment, startup string, log *slog.Logger) *startingEnv {
+// startContainer starts the instance's container in slot, in the background.
+func startContainer(ctx context.Context, slot sandbox.Slot, spec sandbox.Spec, cfg configs.Environment, startup string, log *slog.Logger) *startingEnv {
 	s := &startingEnv{done: make(chan struct{})}
 	go func() {
 		defer close(s.done)
-		c, err := engine.StartContainer(ctx, spec)
+		c, err := slot.Start(ctx, spec)
 		if err != nil {
-			s.err = &startError{status: StatusContainerError, err: err}
+			status := StatusContainerError
+			if errors.Is(err, sandbox.ErrImageUnavailable) {
+				status = StatusImageUnavailable // known only at the start on some backends
+			}
+			s.err = &startError{status: status, err: err}
 			return
 		}
-		log.Info("container started", "container", c.Name)
+		log.Info("container started", "container", c.Name())
 		s.env = newContainerEnv(c, cfg)
 		if startup == "" {
 			return
@@ -61,7 +65,7 @@ func startContainer(ctx context.Context, engine *dockerenv.Engine, spec dockeren
 }
 
 // wait waits for the start to end and returns the container, nil when none was created.
-func (s *startingEnv) wait() *dockerenv.Container {
+func (s *startingEnv) wait() sandbox.Sandbox {
 	<-s.done
 	if s.env == nil {
 		return nil
@@ -100,7 +104,7 @@ func (e *startError) Error() string      { return e.err.Error() }
 func (e *startError) Unwrap() error      { return e.err }
 func (e *startError) ExitStatus() string { return e.status }
 
-func newContainerEnv(c *dockerenv.Container, cfg configs.Environment) *containerEnv {
+func newContainerEnv(c sandbox.Sandbox, cfg configs.Environment) *containerEnv {
 	env := map[string]string{}
 	for _, k := range cfg.ForwardEnv {
 		if v, ok := os.LookupEnv(k); ok {
@@ -110,7 +114,7 @@ func newContainerEnv(c *dockerenv.Container, cfg configs.Environment) *container
 	for k, v := range cfg.Env {
 		env[k] = v // env wins over forward_env, as in mini-swe-agent
 	}
-	return &containerEnv{c: c, opts: dockerenv.ExecOptions{
+	return &containerEnv{c: c, opts: sandbox.ExecOptions{
 		Timeout:     time.Duration(cfg.Timeout * float64(time.Second)),
 		Cwd:         cfg.Cwd,
 		Env:         env,

@@ -11,7 +11,7 @@ import (
 
 	"github.com/schollz/progressbar/v3"
 
-	"github.com/swebench-run/swebench-run/dockerenv"
+	"github.com/swebench-run/swebench-run/sandbox"
 )
 
 // Phases of an instance, in order.
@@ -37,19 +37,19 @@ type Progress interface {
 	Start(total, skipped int)
 	Event(Event)
 	// Pull reports the progress of an image pull (called often, from the pulling goroutine).
-	Pull(dockerenv.PullProgress)
+	Pull(sandbox.PullProgress)
 	Finish()
 }
 
 // Quiet shows nothing.
 type Quiet struct{}
 
-func (Quiet) Start(int, int)              {}
-func (Quiet) Event(Event)                 {}
-func (Quiet) Pull(dockerenv.PullProgress) {}
-func (Quiet) Finish()                     {}
+func (Quiet) Start(int, int)            {}
+func (Quiet) Event(Event)               {}
+func (Quiet) Pull(sandbox.PullProgress) {}
+func (Quiet) Finish()                   {}
 
-func pullLine(p dockerenv.PullProgress) string {
+func pullLine(p sandbox.PullProgress) string {
 	switch {
 	case p.Done && p.Err != nil:
 		return fmt.Sprintf("pull %s failed: %v", p.Image, p.Err)
@@ -121,7 +121,7 @@ func (l *Lines) Event(e Event) {
 }
 
 // Pull prints finished and failed pulls.
-func (l *Lines) Pull(p dockerenv.PullProgress) {
+func (l *Lines) Pull(p sandbox.PullProgress) {
 	if !p.Done {
 		return
 	}
@@ -147,7 +147,7 @@ func (j *JSONEvents) Event(e Event) {
 }
 
 // Pull emits finished pulls, and progress at most once per layer completed.
-func (j *JSONEvents) Pull(p dockerenv.PullProgress) {
+func (j *JSONEvents) Pull(p sandbox.PullProgress) {
 	ev := map[string]any{"event": "pull", "host": p.Host, "image": p.Image, "attempt": p.Attempt, "layers": p.Layers,
 		"layers_done": p.LayersDone, "bytes": p.Current, "total_bytes": p.Total, "done": p.Done, "time": time.Now().UTC()}
 	if p.Err != nil {
@@ -186,7 +186,7 @@ type Bar struct {
 	t       tally
 	bar     *progressbar.ProgressBar
 	running map[string]Event
-	pulls   map[string]dockerenv.PullProgress
+	pulls   map[string]sandbox.PullProgress
 	drawn   int
 	stop    chan struct{}
 	done    chan struct{}
@@ -196,7 +196,7 @@ func (b *Bar) Start(total, skipped int) {
 	b.t.mu.Lock()
 	b.t.begin(total)
 	b.running = map[string]Event{}
-	b.pulls = map[string]dockerenv.PullProgress{}
+	b.pulls = map[string]sandbox.PullProgress{}
 	if b.MaxLines == 0 {
 		b.MaxLines = 16
 	}
@@ -241,7 +241,7 @@ func (b *Bar) Event(e Event) {
 }
 
 // Pull shows pulls in progress on their own lines.
-func (b *Bar) Pull(p dockerenv.PullProgress) {
+func (b *Bar) Pull(p sandbox.PullProgress) {
 	b.t.mu.Lock()
 	defer b.t.mu.Unlock()
 	if b.pulls == nil {

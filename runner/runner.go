@@ -15,9 +15,9 @@ import (
 	"github.com/swebench-run/swebench-run/agent"
 	"github.com/swebench-run/swebench-run/configs"
 	"github.com/swebench-run/swebench-run/dataset"
-	"github.com/swebench-run/swebench-run/dockerenv"
 	"github.com/swebench-run/swebench-run/model"
 	"github.com/swebench-run/swebench-run/results"
+	"github.com/swebench-run/swebench-run/sandbox"
 )
 
 // Models gives each instance its model. One Models serves the whole run and all workers.
@@ -33,12 +33,12 @@ type Options struct {
 	Config    *configs.Config
 	Models    Models
 	ModelName string
-	// Pool holds the Docker engines; each instance takes a slot on the engine with the most
-	// free capacity, and the pool's total capacity bounds the instances run at once.
-	Pool          *dockerenv.Pool
+	// Backend runs the sandboxes (containers): each instance takes a slot, and the backend's
+	// capacity bounds the instances run at once.
+	Backend       sandbox.Backend
 	Out           *results.Dir
 	ImageTemplate string
-	Limits        dockerenv.Limits
+	Limits        sandbox.Limits
 	// Resume says which earlier outcomes to repeat.
 	Resume Resume
 	// Budget is the run-wide cost limit: no instance starts once it admits no further model call.
@@ -186,15 +186,11 @@ func Run(ctx context.Context, insts []dataset.Instance, opts Options) (Summary, 
 
 	renderer := agent.NewRenderer()
 	images := imagesOf(todo, opts.ImageTemplate)
-	engines := opts.Pool.Engines()
-	if len(engines) == 1 {
-		// One engine: declare every image's demand up front, so `--image-cache remove` removes
-		// an image after its last instance. (With several engines, demand is declared on the
-		// engine an instance lands on, just before it runs.)
-		for _, img := range images {
-			if img != "" {
-				engines[0].Images().Expect(img, 1)
-			}
+	// Declare every image's demand up front, so that a backend that caches images can remove
+	// one after its last instance (`--image-cache remove`).
+	for _, img := range images {
+		if img != "" {
+			opts.Backend.Expect(img, 1)
 		}
 	}
 	maxAttempts := opts.Resume.MaxAttempts
@@ -204,7 +200,7 @@ func Run(ctx context.Context, insts []dataset.Instance, opts Options) (Summary, 
 	var mu sync.Mutex
 	var teardowns sync.WaitGroup // container removals, which outlive their workers
 	g, gctx := errgroup.WithContext(ctx)
-	g.SetLimit(min(opts.Workers, opts.Pool.Capacity()))
+	g.SetLimit(min(opts.Workers, opts.Backend.Capacity()))
 	interrupted := false
 loop:
 	for i, inst := range todo {
@@ -224,19 +220,17 @@ loop:
 		inst := inst
 		queued := time.Now()
 		opts.Progress.Event(Event{Instance: inst.InstanceID, Phase: PhaseQueued})
-		if len(engines) == 1 {
-			// Look-ahead: pull the images of the next instances while workers are busy.
-			for _, img := range images[i+1 : min(len(images), i+1+opts.Workers)] {
-				if img != "" {
-					engines[0].Images().Prefetch(img)
-				}
+		// Look-ahead: fetch the images of the next instances while workers are busy.
+		for _, img := range images[i+1 : min(len(images), i+1+opts.Workers)] {
+			if img != "" {
+				opts.Backend.Prefetch(img)
 			}
 		}
 		if !tryGo(g, gctx, opts.Stop, func() error {
 			attempt := len(history[inst.InstanceID]) + 1
 			rec, pred, err := runInstance(gctx, inst, attempt, queued, renderer, &teardowns, opts)
-			// An engine that stopped answering was taken out of rotation: retry the instance on
-			// another one right away, within its attempts.
+			// A backend (an engine) that stopped answering was taken out of rotation: retry the
+			// instance elsewhere right away, within its attempts.
 			for err == nil && rec.ExitStatus == StatusEngineDown && attempt < maxAttempts && gctx.Err() == nil {
 				attempt++
 				rec, pred, err = runInstance(gctx, inst, attempt, time.Now(), renderer, &teardowns, opts)
@@ -317,10 +311,11 @@ func runInstance(ctx context.Context, inst dataset.Instance, attempt int, queued
 	}
 
 	// finish records the attempt; a trajectory is written even when no container ever started.
-	var engine *dockerenv.Engine
+	var slot sandbox.Slot
+	var slotErr error // the cause the slot is released with
 	finish := func(status string, cause error, res *agent.Result) (results.Record, *results.Prediction, error) {
-		if engine != nil && dockerenv.IsEngineDown(cause) {
-			opts.Pool.MarkDown(engine, cause)
+		if slot != nil && errors.Is(cause, sandbox.ErrBackendDown) {
+			slotErr = cause // taken out of rotation when the slot is released
 			status = StatusEngineDown
 		}
 		rec.ExitStatus = status
@@ -390,22 +385,19 @@ func runInstance(ctx context.Context, inst dataset.Instance, attempt int, queued
 	if err != nil {
 		return finish(StatusModelSetupError, err, nil)
 	}
-	engine, err = opts.Pool.Acquire(ctx)
+	slot, err = opts.Backend.Acquire(ctx)
 	if err != nil {
-		if errors.Is(err, dockerenv.ErrNoEngine) {
+		if errors.Is(err, sandbox.ErrBackendDown) {
 			return rec, nil, err // no engine answers: the run cannot go on
 		}
 		return finish(agent.StatusInterrupted, err, nil)
 	}
 	// Released right after the teardown below starts (defers run last-in first-out): a removal
 	// under way does not hold a worker's slot.
-	defer opts.Pool.Release(engine)
-	rec.Host, info.Host = engine.Host(), engine.Host()
-	if len(opts.Pool.Engines()) > 1 {
-		engine.Images().Expect(image, 1)
-	}
+	defer func() { slot.Release(slotErr) }()
+	rec.Host, info.Host = slot.Host(), slot.Host()
 	opts.Progress.Event(Event{Instance: id, Phase: PhasePulling})
-	imageID, err := engine.Images().Acquire(ctx, image)
+	imageID, err := slot.PrepareImage(ctx, image)
 	if err != nil {
 		return finish(StatusImageUnavailable, err, nil)
 	}
@@ -417,12 +409,12 @@ func runInstance(ctx context.Context, inst dataset.Instance, attempt int, queued
 	env := opts.Config.Environment
 	// The container starts while the agent makes its first model call, which needs no
 	// container; the first command waits for it.
-	cenv := startContainer(ctx, engine, dockerenv.ContainerSpec{
+	cenv := startContainer(ctx, slot, sandbox.Spec{
 		Image: image, RunID: opts.RunID, InstanceID: id, Role: "agent", Cwd: env.Cwd, Limits: opts.Limits,
 	}, env, startup, log)
-	cenv.onReady = func(c *dockerenv.Container) { info.ContainerID = c.ID }
+	cenv.onReady = func(c sandbox.Sandbox) { info.ContainerID = c.ID() }
 	defer func() {
-		// Teardown leaves the worker: it takes its next instance while the engine removes this
+		// Teardown leaves the worker: it takes its next instance while the backend removes this
 		// container. Run waits for every teardown before it returns.
 		teardowns.Add(1)
 		go func() {
@@ -432,7 +424,7 @@ func runInstance(ctx context.Context, inst dataset.Instance, attempt int, queued
 					log.Warn("container removal failed; `swebench-run cleanup` removes it", "err", err)
 				}
 			}
-			engine.Images().Release(context.WithoutCancel(ctx), image)
+			slot.ReleaseImage(context.WithoutCancel(ctx), image)
 		}()
 	}()
 

@@ -8,9 +8,9 @@ import (
 
 	"github.com/swebench-run/swebench-run/agent"
 	"github.com/swebench-run/swebench-run/dataset"
-	"github.com/swebench-run/swebench-run/dockerenv"
 	"github.com/swebench-run/swebench-run/model"
 	"github.com/swebench-run/swebench-run/results"
+	"github.com/swebench-run/swebench-run/sandbox"
 )
 
 func TestPending(t *testing.T) {
@@ -75,7 +75,7 @@ func TestEnvFailure(t *testing.T) {
 	live := context.Background()
 	cancelled, cancel := context.WithCancel(context.Background())
 	cancel()
-	died := &dockerenv.ContainerDiedError{Name: "c", ExitCode: 137, Err: errors.New("gone")}
+	died := &sandbox.DiedError{Name: "c", ExitCode: 137, Err: errors.New("gone")}
 	tests := []struct {
 		name string
 		ctx  context.Context

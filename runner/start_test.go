@@ -16,6 +16,7 @@ import (
 	"github.com/swebench-run/swebench-run/internal/testenv"
 	"github.com/swebench-run/swebench-run/model"
 	"github.com/swebench-run/swebench-run/results"
+	"github.com/swebench-run/swebench-run/sandbox"
 )
 
 // hookedModels runs hook (once per instance) before the first model call of each instance.
@@ -50,7 +51,7 @@ func (m *hookedModel) Query(ctx context.Context, msgs []agent.Message) (agent.Re
 
 // runOne runs the instance id on the base image through runner.Run with the given config
 // overrides and limits, and returns its ledger record.
-func runOne(t *testing.T, runID, id string, overrides []string, limits dockerenv.Limits, hook func(context.Context, string) error) results.Record {
+func runOne(t *testing.T, runID, id string, overrides []string, limits sandbox.Limits, hook func(context.Context, string) error) results.Record {
 	t.Helper()
 	testenv.RequireImage(t, testenv.Docker(t), testenv.BaseImage)
 	ctx := context.Background()
@@ -74,8 +75,8 @@ func runOne(t *testing.T, runID, id string, overrides []string, limits dockerenv
 	}
 	sum, err := Run(ctx, []dataset.Instance{{InstanceID: id, ProblemStatement: "Do nothing.", Image: testenv.BaseImage}}, Options{
 		RunID: runID, Version: "test", Workers: 1, Config: cfg, ModelName: "scripted",
-		Models: hookedModels{inner: model.NewScripted(map[string][]model.ScriptedTurn{id: turns}), hook: hook},
-		Pool:   pool, Out: out, Limits: limits,
+		Models:  hookedModels{inner: model.NewScripted(map[string][]model.ScriptedTurn{id: turns}), hook: hook},
+		Backend: pool, Out: out, Limits: limits,
 	})
 	if err != nil {
 		t.Fatalf("run: %v (summary %+v)", err, sum)
@@ -108,7 +109,7 @@ func TestContainerStartsDuringFirstModelCall(t *testing.T) {
 	runID := fmt.Sprintf("test-overlap-%d", os.Getpid())
 	rec := runOne(t, runID, "overlap__1", []string{
 		`run.env_startup_command=for i in $(seq 300); do [ -e /tmp/go ] && exit 0; sleep 0.1; done; exit 1`,
-	}, dockerenv.Limits{NetworkMode: "none"}, func(ctx context.Context, id string) error {
+	}, sandbox.Limits{NetworkMode: "none"}, func(ctx context.Context, id string) error {
 		for deadline := time.Now().Add(60 * time.Second); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
 			if c := containersOf(t, runID); c != "" {
 				out, err := exec.CommandContext(ctx, "docker", "exec", strings.Fields(c)[0], "touch", "/tmp/go").CombinedOutput()
@@ -129,7 +130,7 @@ func TestContainerStartsDuringFirstModelCall(t *testing.T) {
 // failure, even though the first model call already ran.
 func TestContainerStartFailureDuringFirstModelCall(t *testing.T) {
 	runID := fmt.Sprintf("test-startfail-%d", os.Getpid())
-	rec := runOne(t, runID, "startfail__1", nil, dockerenv.Limits{NetworkMode: "swebench-run-no-such-network"},
+	rec := runOne(t, runID, "startfail__1", nil, sandbox.Limits{NetworkMode: "swebench-run-no-such-network"},
 		func(context.Context, string) error { return nil })
 	if rec.ExitStatus != StatusContainerError || rec.Category != results.CategoryInfrastructure {
 		t.Fatalf("status %s/%s (%s), want %s/infrastructure", rec.ExitStatus, rec.Category, rec.Error, StatusContainerError)

@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/swebench-run/swebench-run/dockerenv"
+	"github.com/swebench-run/swebench-run/sandbox"
 )
 
 func newCleanupCmd() *cobra.Command {
@@ -45,14 +46,14 @@ func cleanup(ctx context.Context, all bool, runID, host string, stdout io.Writer
 		return err
 	}
 	defer engine.Close()
-	match := dockerenv.Orphaned
+	sel := sandbox.Selector{Orphaned: true}
 	switch {
 	case all:
-		match = nil
+		sel = sandbox.Selector{All: true}
 	case runID != "":
-		match = dockerenv.ByRun(runID)
+		sel = sandbox.Selector{RunID: runID}
 	}
-	n, err := engine.Sweep(ctx, match)
+	n, err := engine.Sweep(ctx, sel)
 	fmt.Fprintf(stdout, "removed %d containers\n", n)
 	return err
 }

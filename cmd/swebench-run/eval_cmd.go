@@ -14,6 +14,7 @@ import (
 	"github.com/swebench-run/swebench-run/dataset"
 	"github.com/swebench-run/swebench-run/dockerenv"
 	"github.com/swebench-run/swebench-run/eval"
+	"github.com/swebench-run/swebench-run/sandbox"
 )
 
 type evalFlags struct {
@@ -148,17 +149,17 @@ func runEval(ctx context.Context, stop <-chan struct{}, f *evalFlags, stdout, st
 			return err
 		}
 	} else {
-		engine, err := dockerenv.Connect(ctx, f.dockerHost)
+		engine, err := dockerenv.ConnectWith(ctx, f.dockerHost, dockerenv.Options{Pull: dockerenv.PullPolicy(f.pull)})
 		if err != nil {
 			return err
 		}
 		defer engine.Close()
-		ev, err := newEvaluator(engine, out, runID, f.workers, f.timeout, f.redo, f.imageTemplate, dockerenv.PullPolicy(f.pull), stop, stderr)
+		ev, err := newEvaluator(engine, out, runID, f.workers, f.timeout, f.redo, f.imageTemplate, stop)
 		if err != nil {
 			return err
 		}
 		rep, results, err = ev.Run(ctx, insts, preds)
-		if n, serr := engine.Sweep(ctx, dockerenv.ByRun(runID)); serr == nil && n > 0 {
+		if n, serr := engine.Sweep(ctx, sandbox.Selector{RunID: runID}); serr == nil && n > 0 {
 			fmt.Fprintf(stderr, "swebench-run: removed %d leftover eval containers\n", n)
 		}
 		if err != nil {
@@ -182,16 +183,18 @@ func runEval(ctx context.Context, stop <-chan struct{}, f *evalFlags, stdout, st
 	return nil
 }
 
-// newEvaluator wires the Docker engine into an Evaluator.
-func newEvaluator(engine *dockerenv.Engine, out, runID string, workers int, timeout time.Duration, redo bool, imageTemplate string, pull dockerenv.PullPolicy, stop <-chan struct{}, stderr io.Writer) (*eval.Evaluator, error) {
-	switch pull {
-	case dockerenv.PullMissing, dockerenv.PullAlways, dockerenv.PullNever:
-	default:
-		return nil, fmt.Errorf("%w: --pull %q: want missing, always or never", errUsage, pull)
-	}
+// The evaluations' containers start on a Docker engine.
+var (
+	_ sandbox.Starter = (*dockerenv.Engine)(nil)
+	_ sandbox.Sweeper = (*dockerenv.Engine)(nil)
+)
+
+// newEvaluator wires a sandbox backend (its pull policy decides when images are pulled) into an
+// Evaluator.
+func newEvaluator(backend sandbox.Starter, out, runID string, workers int, timeout time.Duration, redo bool, imageTemplate string, stop <-chan struct{}) (*eval.Evaluator, error) {
 	return eval.New(eval.Options{
 		OutDir: out, RunID: runID, Workers: workers, Timeout: timeout, Redo: redo, Drain: stop,
-		Starter: &eval.DockerStarter{Engine: engine, RunID: runID, Pull: pull},
+		Starter: &eval.SandboxStarter{Backend: backend, RunID: runID},
 		Image:   func(inst dataset.Instance) (string, error) { return inst.ImageName(imageTemplate) },
 		Logger:  slog.New(slog.DiscardHandler),
 	})

@@ -1,13 +1,10 @@
 package main
 
 import (
-	"bytes"
-	"encoding/json"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
-	"regexp"
 	"sort"
 	"strings"
 	"text/tabwriter"
@@ -64,60 +61,21 @@ func inspectPath(path string, limit int, system bool, stdout io.Writer) error {
 		return inspectDir(path, stdout)
 	}
 	p := &trajPrinter{w: stdout, limit: limit, system: system}
-	if rt, err := results.ReadTrajectory(path); err == nil && rt.IsV1() {
-		return p.printV1(rt)
-	}
 	t, err := readInspectTrajectory(path)
 	if err != nil {
 		return err
 	}
+	if t.IsV1() {
+		return p.printV1(t)
+	}
 	return p.print(t)
 }
 
-// inspectTraj is a trajectory as inspect reads it: mini-swe-agent-1.1 (ours or the peer's) or a
-// bare message list (mini-swe-agent v1 test data).
-type inspectTraj struct {
-	Info struct {
-		ModelStats struct {
-			InstanceCost float64 `json:"instance_cost"`
-			APICalls     int     `json:"api_calls"`
-		} `json:"model_stats"`
-		Config       map[string]any `json:"config"`
-		MiniVersion  string         `json:"mini_version"`
-		ExitStatus   string         `json:"exit_status"`
-		Submission   string         `json:"submission"`
-		ExceptionStr string         `json:"exception_str"`
-		SwebenchRun  *struct {
-			Version string `json:"version"`
-			Image   string `json:"image"`
-			Tokens  struct {
-				Input  int `json:"input"`
-				Output int `json:"output"`
-			} `json:"tokens"`
-		} `json:"swebench_run"`
-	} `json:"info"`
-	Messages         []map[string]any `json:"messages"`
-	TrajectoryFormat string           `json:"trajectory_format"`
-	InstanceID       string           `json:"instance_id"`
-}
-
-func readInspectTrajectory(path string) (*inspectTraj, error) {
-	data, err := os.ReadFile(path)
+// readInspectTrajectory reads a trajectory of any layout (results.ReadTrajectory).
+func readInspectTrajectory(path string) (*results.Trajectory, error) {
+	t, err := results.ReadTrajectory(path)
 	if err != nil {
 		return nil, fmt.Errorf("inspect: %w", err)
-	}
-	t := &inspectTraj{}
-	trimmed := bytes.TrimSpace(data)
-	if len(trimmed) > 0 && trimmed[0] == '[' {
-		err = json.Unmarshal(trimmed, &t.Messages)
-	} else {
-		err = json.Unmarshal(trimmed, t)
-	}
-	if err != nil {
-		return nil, fmt.Errorf("inspect: %s is not a trajectory: %w", path, err)
-	}
-	if t.InstanceID == "" {
-		t.InstanceID = strings.TrimSuffix(filepath.Base(path), ".traj.json")
 	}
 	return t, nil
 }
@@ -135,13 +93,11 @@ func (p *trajPrinter) printf(format string, args ...any) {
 	}
 }
 
-func (p *trajPrinter) print(t *inspectTraj) error {
+func (p *trajPrinter) print(t *results.Trajectory) error {
 	info := t.Info
 	p.printf("instance     %s\n", t.InstanceID)
-	if m, ok := info.Config["model"].(map[string]any); ok {
-		if name, _ := m["model_name"].(string); name != "" {
-			p.printf("model        %s\n", name)
-		}
+	if name := t.ModelName(); name != "" {
+		p.printf("model        %s\n", name)
 	}
 	switch {
 	case info.SwebenchRun != nil:
@@ -149,11 +105,7 @@ func (p *trajPrinter) print(t *inspectTraj) error {
 	case info.MiniVersion != "":
 		p.printf("written by   mini-swe-agent %s\n", info.MiniVersion)
 	}
-	status := info.ExitStatus
-	if status == "" {
-		status = lastExitStatus(t.Messages)
-	}
-	p.printf("exit status  %s\n", orDash(status))
+	p.printf("exit status  %s\n", orDash(info.ExitStatus))
 	p.printf("model calls  %d\n", max(info.ModelStats.APICalls, countRole(t.Messages, "assistant")))
 	p.printf("cost         $%.4f\n", info.ModelStats.InstanceCost)
 	if r := info.SwebenchRun; r != nil && (r.Tokens.Input > 0 || r.Tokens.Output > 0) {
@@ -181,7 +133,7 @@ func (p *trajPrinter) print(t *inspectTraj) error {
 			if text := strings.TrimSpace(messageText(m)); text != "" {
 				p.block(text, "  ", "  ")
 			}
-			for _, cmd := range messageCommands(m) {
+			for _, cmd := range t.Commands(i) {
 				p.block(cmd, "  $ ", "    ")
 			}
 		case role == "tool" || role == "user" && extra["interrupt_type"] == nil:
@@ -255,53 +207,6 @@ func messageText(m map[string]any) string {
 	return ""
 }
 
-// messageCommands returns the commands of an assistant message: extra.actions when recorded,
-// else its tool calls (OpenAI or Anthropic shape), else its text-mode command blocks.
-func messageCommands(m map[string]any) []string {
-	var cmds []string
-	extra, _ := m["extra"].(map[string]any)
-	if acts, ok := extra["actions"].([]any); ok {
-		for _, a := range acts {
-			am, _ := a.(map[string]any)
-			if c, ok := am["command"].(string); ok {
-				cmds = append(cmds, c)
-			}
-		}
-		return cmds
-	}
-	calls, _ := m["tool_calls"].([]any)
-	for _, c := range calls {
-		cm, _ := c.(map[string]any)
-		fn, _ := cm["function"].(map[string]any)
-		args, _ := fn["arguments"].(string)
-		var v struct {
-			Command string `json:"command"`
-		}
-		if json.Unmarshal([]byte(args), &v) == nil && v.Command != "" {
-			cmds = append(cmds, v.Command)
-		}
-	}
-	if blocks, ok := m["content"].([]any); ok {
-		for _, b := range blocks {
-			bm, _ := b.(map[string]any)
-			in, _ := bm["input"].(map[string]any)
-			if c, ok := in["command"].(string); ok && bm["type"] == "tool_use" {
-				cmds = append(cmds, c)
-			}
-		}
-	}
-	if len(cmds) == 0 {
-		// Text mode without recorded actions (mini-swe-agent v1): the fenced command blocks.
-		for _, f := range textActionRe.FindAllStringSubmatch(messageText(m), -1) {
-			cmds = append(cmds, strings.TrimSpace(f[1]))
-		}
-	}
-	return cmds
-}
-
-// textActionRe finds mini-swe-agent's text-mode command blocks.
-var textActionRe = regexp.MustCompile("(?s)```mswea_bash_command\\s*\\n(.*?)\\n```")
-
 // observation returns a command's output and return code: from extra when recorded, else the
 // rendered message.
 func observation(m map[string]any) (string, string) {
@@ -315,15 +220,6 @@ func observation(m map[string]any) (string, string) {
 		rc = fmt.Sprint(v)
 	}
 	return out, rc
-}
-
-func lastExitStatus(msgs []map[string]any) string {
-	if len(msgs) == 0 {
-		return ""
-	}
-	extra, _ := msgs[len(msgs)-1]["extra"].(map[string]any)
-	s, _ := extra["exit_status"].(string)
-	return s
 }
 
 func countRole(msgs []map[string]any, role string) int {

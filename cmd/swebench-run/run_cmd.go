@@ -28,6 +28,7 @@ import (
 	"github.com/swebench-run/swebench-run/model"
 	"github.com/swebench-run/swebench-run/results"
 	"github.com/swebench-run/swebench-run/runner"
+	"github.com/swebench-run/swebench-run/sandbox"
 )
 
 type runFlags struct {
@@ -319,9 +320,7 @@ func runBatch(ctx context.Context, stop <-chan struct{}, f *runFlags, stdout, st
 	defer pool.Close()
 	// Containers of a crashed earlier attempt of this run, or of any dead process of this
 	// machine, are leftovers: remove them before starting new ones.
-	if n, err := pool.Sweep(ctx, func(l map[string]string) bool {
-		return l[dockerenv.LabelRun] == man.RunID || dockerenv.Orphaned(l)
-	}); err != nil {
+	if n, err := pool.Sweep(ctx, sandbox.Selector{RunID: man.RunID, Orphaned: true}); err != nil {
 		fmt.Fprintln(stderr, "swebench-run: warning: sweeping leftover containers:", err)
 	} else if n > 0 {
 		fmt.Fprintf(stderr, "swebench-run: removed %d leftover containers of earlier runs\n", n)
@@ -333,14 +332,14 @@ func runBatch(ctx context.Context, stop <-chan struct{}, f *runFlags, stdout, st
 	}
 	opts := runner.Options{
 		RunID: man.RunID, Version: version, Workers: f.workers, Config: cfg, Models: models,
-		ModelName: modelName, Pool: pool, Out: out, ImageTemplate: f.imageTemplate,
+		ModelName: modelName, Backend: pool, Out: out, ImageTemplate: f.imageTemplate,
 		Limits: limits, Resume: runner.Resume{RedoExisting: f.redo, RetryFailed: f.retryFailed, MaxAttempts: f.maxAttempts}, Progress: progress,
 		Logger: logger, Stop: stop, Budget: runBudget,
 	}
 	var ev *eval.Evaluator
 	if f.eval {
 		evalDir := filepath.Join(f.out, "eval")
-		if ev, err = newEvaluator(pool.Engines()[0], evalDir, man.RunID, f.workers, f.evalTimeout, f.redo, f.imageTemplate, pull, stop, stderr); err != nil {
+		if ev, err = newEvaluator(pool, evalDir, man.RunID, f.workers, f.evalTimeout, f.redo, f.imageTemplate, stop); err != nil {
 			return err
 		}
 		opts.AfterInstance = func(ctx context.Context, inst dataset.Instance, pred *results.Prediction) {
@@ -369,7 +368,7 @@ func runBatch(ctx context.Context, stop <-chan struct{}, f *runFlags, stdout, st
 	// cancellation the engine may still be finishing creates the run gave up on, so sweep again
 	// until a pass finds nothing.
 	for pass := 0; pass < 3; pass++ {
-		n, err := pool.Sweep(ctx, dockerenv.ByRun(man.RunID))
+		n, err := pool.Sweep(ctx, sandbox.Selector{RunID: man.RunID})
 		if err != nil {
 			fmt.Fprintln(stderr, "swebench-run: warning: removing this run's containers:", err)
 			break
@@ -423,6 +422,16 @@ func reportEval(ctx context.Context, ev *eval.Evaluator, insts []dataset.Instanc
 	return nil
 }
 
+// The run's sandboxes live on Docker engines: the pool is the runner's backend, starts the
+// containers of `run --eval`, and sweeps.
+var (
+	_ sandbox.Backend = (*dockerenv.Pool)(nil)
+	_ sandbox.Starter = (*dockerenv.Pool)(nil)
+	_ sandbox.Sweeper = (*dockerenv.Pool)(nil)
+	_ sandbox.Slot    = (*dockerenv.Slot)(nil)
+	_ sandbox.Sandbox = (*dockerenv.Container)(nil)
+)
+
 // connect opens the run's Docker engines with their pull queues and image cache policy.
 func (f *runFlags) connect(ctx context.Context, pull dockerenv.PullPolicy, logger *slog.Logger, progress runner.Progress) (*dockerenv.Pool, error) {
 	cache, err := dockerenv.ParseCachePolicy(f.imageCache)
@@ -442,12 +451,12 @@ func (f *runFlags) connect(ctx context.Context, pull dockerenv.PullPolicy, logge
 	}
 	return dockerenv.NewPool(ctx, specs, f.workers, dockerenv.Options{
 		PullWorkers: f.pullWorkers, Platform: f.platform, Pull: pull, Cache: cache, Logger: logger,
-		OnPull: func(p dockerenv.PullProgress) { progress.Pull(p) },
+		OnPull: func(p sandbox.PullProgress) { progress.Pull(p) },
 	})
 }
 
-func (f *runFlags) limits() (dockerenv.Limits, error) {
-	l := dockerenv.Limits{CPUs: f.cpus, PidsLimit: f.pids, NetworkMode: f.network}
+func (f *runFlags) limits() (sandbox.Limits, error) {
+	l := sandbox.Limits{CPUs: f.cpus, PidsLimit: f.pids, NetworkMode: f.network}
 	if f.memory != "" {
 		n, err := parseBytes(f.memory)
 		if err != nil {

@@ -160,7 +160,7 @@ func BenchmarkExec(b *testing.B) {
 	})
 	b.Run("raw", func(b *testing.B) {
 		for b.Loop() {
-			if _, err := RawExec(ctx, d.Cli, c.ID, "/tmp", PlainArgv); err != nil {
+			if _, err := RawExec(ctx, d.Cli, c.ID(), "/tmp", PlainArgv); err != nil {
 				b.Fatal(err)
 			}
 		}
@@ -168,7 +168,7 @@ func BenchmarkExec(b *testing.B) {
 	b.Run("subprocess", func(b *testing.B) {
 		// Timed inside the peer script; the interpreter's start-up is excluded.
 		b.StopTimer()
-		ds, err := SubprocessExecs(ctx, c.ID, "/tmp", b.N)
+		ds, err := SubprocessExecs(ctx, c.ID(), "/tmp", b.N)
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -16,6 +16,7 @@ import (
 	"github.com/swebench-run/swebench-run/model"
 	"github.com/swebench-run/swebench-run/results"
 	"github.com/swebench-run/swebench-run/runner"
+	"github.com/swebench-run/swebench-run/sandbox"
 )
 
 // Steps is the number of model turns (and commands) of every benchmark instance; the last one
@@ -50,8 +51,8 @@ func RunnerInstance(ctx context.Context, d *Docker, tmp string, i int) (time.Dur
 	inst := dataset.Instance{InstanceID: id, ProblemStatement: "Do nothing.", Image: BaseImage}
 	opts := runner.Options{
 		RunID: RunID, Version: "bench", Workers: 1, Config: cfg, ModelName: "scripted",
-		Models: model.NewScripted(map[string][]model.ScriptedTurn{id: Turns(0)}),
-		Pool:   d.Pool, Out: out, Limits: dockerenv.Limits{NetworkMode: Network},
+		Models:  model.NewScripted(map[string][]model.ScriptedTurn{id: Turns(0)}),
+		Backend: d.Pool, Out: out, Limits: sandbox.Limits{NetworkMode: Network},
 	}
 	start := time.Now()
 	sum, err := runner.Run(ctx, []dataset.Instance{inst}, opts)

@@ -18,6 +18,7 @@ import (
 	"github.com/moby/moby/client"
 
 	"github.com/swebench-run/swebench-run/dockerenv"
+	"github.com/swebench-run/swebench-run/sandbox"
 )
 
 // BaseImage is the project's local test image (scripts/build-base-image.sh).
@@ -72,14 +73,14 @@ func envOr(k, def string) string {
 
 // StartBase starts a container of the base image through dockerenv, as the runner does.
 func (d *Docker) StartBase(ctx context.Context, name string) (*dockerenv.Container, error) {
-	return d.Engine.StartContainer(ctx, dockerenv.ContainerSpec{Image: BaseImage, RunID: RunID, InstanceID: name, Cwd: "/tmp",
-		Limits: dockerenv.Limits{NetworkMode: Network}})
+	return d.Engine.StartContainer(ctx, sandbox.Spec{Image: BaseImage, RunID: RunID, InstanceID: name, Cwd: "/tmp",
+		Limits: sandbox.Limits{NetworkMode: Network}})
 }
 
 // RunnerExecOptions are the options the runner passes for every command with the default config
 // (environment.timeout 60 s, its env block, cwd /tmp as in these benchmarks).
-func RunnerExecOptions() dockerenv.ExecOptions {
-	return dockerenv.ExecOptions{
+func RunnerExecOptions() sandbox.ExecOptions {
+	return sandbox.ExecOptions{
 		Timeout: 60 * time.Second,
 		Cwd:     "/tmp",
 		Env: map[string]string{"PAGER": "cat", "MANPAGER": "cat", "LESS": "-R", "PIP_PROGRESS_BAR": "off",
@@ -88,7 +89,7 @@ func RunnerExecOptions() dockerenv.ExecOptions {
 }
 
 // OurExec times one Container.Exec of `true`.
-func OurExec(ctx context.Context, c *dockerenv.Container, opts dockerenv.ExecOptions) (time.Duration, error) {
+func OurExec(ctx context.Context, c *dockerenv.Container, opts sandbox.ExecOptions) (time.Duration, error) {
 	start := time.Now()
 	res, err := c.Exec(ctx, "true", opts)
 	d := time.Since(start)
@@ -210,7 +211,7 @@ func MeasureRoundTrip(ctx context.Context, d *Docker, n int, log io.Writer) (Rou
 		if _, err := OurExec(ctx, c, opts); err != nil {
 			return RoundTrip{}, err
 		}
-		if _, err := RawExec(ctx, d.Cli, c.ID, "/tmp", PlainArgv); err != nil {
+		if _, err := RawExec(ctx, d.Cli, c.ID(), "/tmp", PlainArgv); err != nil {
 			return RoundTrip{}, err
 		}
 	}
@@ -222,9 +223,9 @@ func MeasureRoundTrip(ctx context.Context, d *Docker, n int, log io.Writer) (Rou
 				f   func() (time.Duration, error)
 			}{
 				{&ours, func() (time.Duration, error) { return OurExec(ctx, c, opts) }},
-				{&raw, func() (time.Duration, error) { return RawExec(ctx, d.Cli, c.ID, "/tmp", PlainArgv) }},
+				{&raw, func() (time.Duration, error) { return RawExec(ctx, d.Cli, c.ID(), "/tmp", PlainArgv) }},
 				{&oursNT, func() (time.Duration, error) { return OurExec(ctx, c, nt) }},
-				{&rawW, func() (time.Duration, error) { return RawExec(ctx, d.Cli, c.ID, "/tmp", WrappedArgv) }},
+				{&rawW, func() (time.Duration, error) { return RawExec(ctx, d.Cli, c.ID(), "/tmp", WrappedArgv) }},
 			} {
 				t, err := m.f()
 				if err != nil {
@@ -233,7 +234,7 @@ func MeasureRoundTrip(ctx context.Context, d *Docker, n int, log io.Writer) (Rou
 				*m.dst = append(*m.dst, t)
 			}
 		}
-		s, err := SubprocessExecs(ctx, c.ID, "/tmp", k)
+		s, err := SubprocessExecs(ctx, c.ID(), "/tmp", k)
 		if err != nil {
 			return RoundTrip{}, err
 		}

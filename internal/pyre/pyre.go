@@ -1,5 +1,5 @@
-// Package pyre reads the action regexes of mini-swe-agent configs, which are Python re patterns
-// matched with re.DOTALL, with Go's regexp.
+// Package pyre gives Go's regexp the meaning of Python re patterns: the action regexes of
+// mini-swe-agent configs (matched with re.DOTALL) and the SWE-bench harness's log parsers.
 package pyre
 
 import (
@@ -20,14 +20,17 @@ const (
 // are Unicode classes as in Python, \Z is the end of the text. Python features RE2 lacks
 // (lookarounds, backreferences) are an error naming the pattern.
 func Compile(expr string) (*regexp.Regexp, error) {
-	re, err := regexp.Compile("(?s)" + translatePyRegex(expr))
+	re, err := regexp.Compile("(?s)" + Translate(expr))
 	if err != nil {
 		return nil, fmt.Errorf("action_regex %q: %w (Go's RE2 has no lookarounds or backreferences)", expr, err)
 	}
 	return re, nil
 }
 
-func translatePyRegex(expr string) string {
+// Translate rewrites a Python (str) pattern for Go's regexp: \s \S \d \D \w \W become the
+// Unicode classes Python gives them (RE2's are ASCII), \Z the end of the text, and a ']' right
+// after '[' or '[^' a literal member. Flags are the caller's.
+func Translate(expr string) string {
 	var b strings.Builder
 	inClass := false
 	for i := 0; i < len(expr); i++ {
