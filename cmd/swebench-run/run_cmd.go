@@ -408,6 +408,17 @@ func runBatch(ctx context.Context, stop <-chan struct{}, f *runFlags, stdout, st
 // reportEval writes the run report of `run --eval` from every prediction of the output directory
 // (instances evaluated earlier keep their reports) and prints the resolved rate.
 func reportEval(ctx context.Context, ev *eval.Evaluator, insts []dataset.Instance, out *results.Dir, runID string, stdout io.Writer) error {
+	rep, results, path, err := writeEvalReport(ctx, ev, insts, out, runID)
+	if err != nil {
+		return err
+	}
+	printEvalSummary(stdout, rep, results, path)
+	return nil
+}
+
+// writeEvalReport evaluates every prediction of the output directory for the selected instances
+// (reusing the reports already there) and writes the run report to <out>/eval.
+func writeEvalReport(ctx context.Context, ev *eval.Evaluator, insts []dataset.Instance, out *results.Dir, runID string) (eval.RunReport, []eval.Result, string, error) {
 	preds := map[string]eval.Prediction{}
 	for id, p := range out.Predictions() {
 		patch := p.ModelPatch
@@ -416,14 +427,10 @@ func reportEval(ctx context.Context, ev *eval.Evaluator, insts []dataset.Instanc
 	preds = onlySelected(preds, insts)
 	rep, results, err := ev.Run(ctx, insts, preds)
 	if err != nil {
-		return err
+		return rep, nil, "", err
 	}
 	path, err := eval.WriteRunReport(filepath.Join(out.Path(), "eval"), eval.ModelName(preds), runID, rep)
-	if err != nil {
-		return err
-	}
-	printEvalSummary(stdout, rep, results, path)
-	return nil
+	return rep, results, path, err
 }
 
 // The run's sandboxes live on Docker engines: the pool is the runner's backend, starts the
