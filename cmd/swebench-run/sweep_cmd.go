@@ -15,6 +15,7 @@ import (
 	"github.com/swebench-run/swebench-run/compare"
 	"github.com/swebench-run/swebench-run/dataset"
 	"github.com/swebench-run/swebench-run/eval"
+	"github.com/swebench-run/swebench-run/results"
 )
 
 // Defaults of a sweep.
@@ -113,8 +114,8 @@ func (f *sweepFlags) register(fs *pflag.FlagSet) {
 	f.fs = fs
 
 	fs.StringVarP(&f.file, "config", "c", "", "the sweep file (YAML): models, datasets, repeats, budgets, … (see the README)")
-	fs.StringArrayVar(&f.models, "model", nil, "a model of the matrix, [NAME=]MODEL (repeatable; replaces the file's models)")
-	fs.StringArrayVar(&f.runConfig, "run-config", nil, "config file, shipped config or key.path=value override for every model, after the file's config (repeatable)")
+	fs.StringArrayVar(&f.models, "model", nil, "a model of the matrix, named NAME (default: from MODEL); replaces the file's models")
+	fs.StringArrayVar(&f.runConfig, "run-config", nil, "config file, shipped config or key.path=value override for every model, after the file's config")
 	fs.IntVar(&f.repeats, "repeats", 0, "runs of every model × dataset (default 1)")
 	flagGroup(fs, "Matrix", "config", "model", "run-config", "repeats")
 	metavar(fs, "config", "SWEEP.yaml")
@@ -122,7 +123,7 @@ func (f *sweepFlags) register(fs *pflag.FlagSet) {
 	metavar(fs, "run-config", "FILE|KEY=VALUE")
 	metavar(fs, "repeats", "N")
 
-	fs.StringArrayVar(&f.splits, "split", nil, "a dataset of the matrix (repeatable; replaces the file's datasets): as run's --split")
+	fs.StringArrayVar(&f.splits, "split", nil, "a dataset of the matrix, as run's --split; replaces the file's datasets")
 	fs.StringVar(&f.filter, "filter", "", "regex matched at the start of instance ids, for every dataset")
 	fs.StringVar(&f.slice, "slice", "", "Python-style slice of every dataset's selection, e.g. 0:50")
 	fs.StringVar(&f.ids, "instance-ids", "", "only these ids: id,id,… or @FILE, for every dataset")
@@ -432,6 +433,9 @@ func (sf *sweepFile) plan(r runFlags, now time.Time) (*sweepPlan, error) {
 					name = fmt.Sprintf("%s-r%d", variant, r)
 				}
 				c := &sweepCell{name: name, variant: variant, dir: name, repeat: r, model: m, data: d}
+				if reservedSweepNames[strings.ToLower(name)] {
+					return nil, fmt.Errorf("%w: %smodels[%d] (%s): the cell name %q is taken by a file of the sweep folder; rename the model", errUsage, sf.modelAt(m.index), m.index, m.name, name)
+				}
 				if prev, dup := cellNames[name]; dup {
 					return nil, fmt.Errorf("%w: %smodels[%d] (%s): duplicate cell name %q: also the cell of models[%d] (%s)%s; rename one of the models",
 						errUsage, sf.modelAt(m.index), m.index, m.name, name, prev.model.index, prev.model.name, lineNote(sf, sf.lines.models, prev.model.index))
@@ -451,6 +455,11 @@ func (sf *sweepFile) plan(r runFlags, now time.Time) (*sweepPlan, error) {
 		}
 	}
 	return p, nil
+}
+
+// reservedSweepNames are the files of a sweep folder that no cell may be named as.
+var reservedSweepNames = map[string]bool{
+	compare.SweepFile: true, sweepCompareJSON: true, sweepCompareMD: true, results.LogFile: true, results.LockFile: true,
 }
 
 // lineNote is " on line N" for entry k of a list of the sweep file.

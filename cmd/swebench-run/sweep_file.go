@@ -191,19 +191,20 @@ func parseSweepFile(path string, data []byte) (*sweepFile, error) {
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	dec.KnownFields(true)
 	if err := dec.Decode(sf); err != nil {
-		return nil, fmt.Errorf("%s: %v", path, cleanYAMLError(err))
+		return nil, yamlError(path, err)
 	}
 	return sf, nil
 }
 
-// UnmarshalYAML lets a model entry be the model alone ("- openai/gpt-5").
+// UnmarshalYAML lets a model entry be the model alone ("- openai/gpt-5"). Its keys were checked
+// by checkKeys; decoding the node itself keeps the file's lines in errors.
 func (m *sweepModel) UnmarshalYAML(n *yaml.Node) error {
 	if n.Kind == yaml.ScalarNode {
 		m.Model = n.Value
 		return nil
 	}
 	type plain sweepModel
-	return decodeStrict(n, (*plain)(m))
+	return n.Decode((*plain)(m))
 }
 
 // UnmarshalYAML lets a dataset entry be the split alone ("- verified").
@@ -213,22 +214,7 @@ func (d *sweepDataset) UnmarshalYAML(n *yaml.Node) error {
 		return nil
 	}
 	type plain sweepDataset
-	return decodeStrict(n, (*plain)(d))
-}
-
-// decodeStrict decodes a node refusing unknown keys (Node.Decode has no KnownFields).
-func decodeStrict(n *yaml.Node, v any) error {
-	data, err := yaml.Marshal(n)
-	if err != nil {
-		return err
-	}
-	dec := yaml.NewDecoder(bytes.NewReader(data))
-	dec.KnownFields(true)
-	if err := dec.Decode(v); err != nil {
-		// The lines of the re-encoded node are its own: point at the node instead.
-		return fmt.Errorf("line %d: %v", n.Line, cleanYAMLError(err))
-	}
-	return nil
+	return n.Decode((*plain)(d))
 }
 
 // checkKeys refuses a key of m that is not in known, naming its line and the known keys.
@@ -266,23 +252,38 @@ func closest(key string, known []string) []string {
 	return out
 }
 
-// cleanYAMLError drops yaml.v3's "yaml: unmarshal errors:" preamble and Go type names.
-func cleanYAMLError(err error) string {
+// yamlError turns a decoding error into "FILE:LINE: what" lines, in words rather than YAML
+// tags and Go types.
+func yamlError(path string, err error) error {
 	var te *yaml.TypeError
-	if errors.As(err, &te) {
-		msgs := make([]string, len(te.Errors))
-		for i, m := range te.Errors {
-			m = strings.ReplaceAll(m, "!!str", "a string")
-			m = strings.ReplaceAll(m, "!!int", "a number")
-			m = strings.ReplaceAll(m, "!!seq", "a list")
-			m = strings.ReplaceAll(m, "!!map", "a mapping")
-			m = regexp.MustCompile(` into [a-z]*\.?[A-Za-z0-9_.\[\]*]+`).ReplaceAllString(m, "")
-			msgs[i] = m
-		}
-		return strings.Join(msgs, "; ")
+	if !errors.As(err, &te) {
+		return fmt.Errorf("%s: %s", path, strings.TrimPrefix(err.Error(), "yaml: "))
 	}
-	return strings.TrimPrefix(err.Error(), "yaml: ")
+	msgs := make([]string, len(te.Errors))
+	for i, m := range te.Errors {
+		for tag, words := range map[string]string{"!!str": "the text", "!!int": "the number", "!!float": "the number", "!!bool": "the boolean", "!!seq": "a list", "!!map": "a mapping"} {
+			m = strings.ReplaceAll(m, tag, words)
+		}
+		m = yamlInto.ReplaceAllStringFunc(m, func(into string) string {
+			t := strings.TrimPrefix(into, " into ")
+			want, ok := map[string]string{"int": "a whole number", "int64": "a whole number", "float64": "a number",
+				"bool": "true or false", "string": "text", "time.Duration": "a duration such as 8h or 90m", "[]string": "a list"}[t]
+			if !ok {
+				return ""
+			}
+			return ", want " + want
+		})
+		if rest, ok := strings.CutPrefix(m, "line "); ok {
+			if line, msg, ok := strings.Cut(rest, ": "); ok {
+				m = fmt.Sprintf("%s:%s: %s", path, line, msg)
+			}
+		}
+		msgs[i] = m
+	}
+	return errors.New(strings.Join(msgs, "\n"))
 }
+
+var yamlInto = regexp.MustCompile(` into [A-Za-z0-9_.\[\]*]+`)
 
 func contains(list []string, s string) bool {
 	for _, x := range list {
