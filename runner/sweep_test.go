@@ -347,3 +347,22 @@ func TestSweepProgressCarriesCell(t *testing.T) {
 		t.Errorf("cell b counted %d done, want 2", got)
 	}
 }
+
+// The live display shows one line per cell: done/total, resolved so far, cost.
+func TestBarShowsCells(t *testing.T) {
+	var buf strings.Builder
+	b := &Bar{W: &buf}
+	b.StartCells([]CellTotal{{Name: "sonnet-r1", Total: 2}, {Name: "gpt5-r1", Total: 2, Skipped: 1}})
+	b.Start(4, 1)
+	b.Event(Event{Cell: "sonnet-r1", Instance: "x__y-1", Phase: PhaseStep, Step: 3, Cost: 0.25})
+	b.Event(Event{Cell: "sonnet-r1", Instance: "x__y-1", Phase: PhaseEvaluated, Resolved: true})
+	b.Event(Event{Cell: "sonnet-r1", Instance: "x__y-1", Phase: PhaseDone, ExitStatus: "Submitted", Cost: 0.5})
+	b.Event(Event{Cell: "gpt5-r1", Instance: "x__y-1", Phase: PhaseStep, Step: 2, Cost: 0.125})
+	b.Finish()
+	out := buf.String()
+	for _, want := range []string{"sonnet-r1 1/2  resolved 1/1  $0.5000", "gpt5-r1   0/2 (+1 earlier)  $0.0000", "gpt5-r1 x__y-1", "step 2"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("display lacks %q:\n%s", want, out)
+		}
+	}
+}

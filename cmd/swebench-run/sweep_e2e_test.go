@@ -405,3 +405,71 @@ workers: 2
 	}
 	assertKeyAbsent(t, sweep)
 }
+
+// Cost limits of a sweep, against an OpenAI-compatible provider whose every call costs $1.05
+// (3 calls an instance): model a has its own limit of $5, the sweep one of $15. Each holds
+// within the documented bound (the limit plus the calls in flight), cut instances are unfinished
+// (never LimitsExceeded), and the limits hold across a resume: with a larger sweep limit, a
+// starts nothing more while b finishes everything.
+func TestSweepCostLimits(t *testing.T) {
+	const callCost, workers = 1.05, 2
+	split, ids := baseTasks(t, 8, 1, 0)
+	var calls atomic.Int64
+	srv := costlyOpenAI(t, 3, callCost, 50*time.Millisecond, &calls)
+	t.Setenv("OPENAI_BASE_URL", srv.URL+"/v1")
+	t.Setenv("OPENAI_API_KEY", testAPIKey)
+	dir := t.TempDir()
+	file := filepath.Join(dir, "sweep.yaml")
+	if err := os.WriteFile(file, []byte(fmt.Sprintf(`name: costs
+output: %s
+datasets: [%s]
+config: [environment.cwd=/tmp]
+models:
+  - {name: a, model: openai/gpt-4o-mini, max_cost: 5}
+  - {name: b, model: openai/gpt-4o-mini}
+max_cost: 15
+workers: %d
+`, filepath.Join(dir, "sweeps"), split, workers)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	sweep := filepath.Join(dir, "sweeps", "costs")
+	code, _, stderr := runCLI(t, "sweep", "-c", file, "--progress", "none")
+	if code != exitFailure || !strings.Contains(stderr, "a cost limit is spent") {
+		t.Fatalf("first run: exit %d, want 1 with the cost limit message\n%s", code, stderr)
+	}
+	spentA, spentB := ledgerCost(t, filepath.Join(sweep, "a")), ledgerCost(t, filepath.Join(sweep, "b"))
+	if bound := 5 + workers*callCost; spentA > bound+1e-9 {
+		t.Errorf("model a spent $%.2f, over its bound $%.2f", spentA, bound)
+	}
+	if bound := 15 + workers*callCost; spentA+spentB > bound+1e-9 {
+		t.Errorf("the sweep spent $%.2f, over its bound $%.2f", spentA+spentB, bound)
+	}
+	recordsA := len(readLedger(t, filepath.Join(sweep, "a")))
+	for _, cell := range []string{"a", "b"} {
+		for id, r := range lastRecords(t, filepath.Join(sweep, cell)) {
+			if r.ExitStatus == model.StatusLimitsExceeded {
+				t.Errorf("%s, %s ended LimitsExceeded: a budget is not the instance's own limit", cell, id)
+			}
+			if r.ExitStatus == model.StatusRunBudgetExhausted && r.Category != results.CategoryUnfinished {
+				t.Errorf("%s, %s: category %s, want unfinished", cell, id, r.Category)
+			}
+		}
+	}
+	t.Logf("first run: a $%.2f, b $%.2f, %d calls", spentA, spentB, calls.Load())
+
+	// Resumed with a larger sweep limit: a's own limit still holds (what it spent counts), b
+	// finishes.
+	code, _, stderr = runCLI(t, "sweep", "-c", file, "--progress", "none", "--max-cost", "100")
+	if code != exitFailure || !strings.Contains(stderr, "cells a stopped") || !strings.Contains(stderr, "cost limit of a $5.00") {
+		t.Errorf("resume: exit %d, want 1 with a still over its limit\n%s", code, stderr)
+	}
+	if n := len(readLedger(t, filepath.Join(sweep, "a"))); n != recordsA {
+		t.Errorf("resume ran %d instances of a, whose limit is spent", n-recordsA)
+	}
+	last := lastRecords(t, filepath.Join(sweep, "b"))
+	for _, id := range ids {
+		if r := last[id]; r.ExitStatus != "Submitted" {
+			t.Errorf("b, %s: %s after the resume, want Submitted", id, r.ExitStatus)
+		}
+	}
+}
