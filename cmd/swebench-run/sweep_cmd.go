@@ -230,13 +230,13 @@ func (f *sweepFlags) load() (*sweepFile, error) {
 			if !ok {
 				name, mod = "", m
 			}
-			sf.Models = append(sf.Models, sweepModel{Name: name, Model: mod})
+			sf.Models = append(sf.Models, sweepModel{Name: name, Model: mod, fromFlag: true})
 		}
 	}
 	if len(f.splits) > 0 {
 		sf.Datasets, sf.lines.datasets = nil, nil
 		for _, s := range f.splits {
-			sf.Datasets = append(sf.Datasets, sweepDataset{Split: s})
+			sf.Datasets = append(sf.Datasets, sweepDataset{Split: s, fromFlag: true})
 		}
 	}
 	ids, err := parseIDs(f.ids, "--instance-ids")
@@ -374,7 +374,10 @@ func (sf *sweepFile) plan(r runFlags, now time.Time) (*sweepPlan, error) {
 		if d.Split == "" {
 			return nil, fmt.Errorf("%w: %sdatasets[%d] has no split", errUsage, where, k)
 		}
-		sd := &sweepData{index: k, spec: d, name: d.Name, split: sf.relToFile(d.Split), sel: d.selection()}
+		sd := &sweepData{index: k, spec: d, name: d.Name, split: d.Split, sel: d.selection()}
+		if !d.fromFlag {
+			sd.split = sf.relToFile(d.Split)
+		}
 		if sd.name == "" {
 			sd.name = namePart(d.Split)
 		}
@@ -399,7 +402,7 @@ func (sf *sweepFile) plan(r runFlags, now time.Time) (*sweepPlan, error) {
 		if m.MaxCost < 0 {
 			return nil, fmt.Errorf("%w: %smodels[%d]: max_cost must not be negative", errUsage, where, k)
 		}
-		if strings.HasPrefix(m.Model, "scripted:") {
+		if strings.HasPrefix(m.Model, "scripted:") && !m.fromFlag {
 			m.Model = "scripted:" + sf.relToFile(strings.TrimPrefix(m.Model, "scripted:"))
 		}
 		sv := &sweepVariant{index: k, spec: m, name: m.Name}

@@ -73,6 +73,8 @@ type sweepDataset struct {
 	Exclude       []string `yaml:"exclude"`
 	Shard         string   `yaml:"shard"`
 	ImageTemplate string   `yaml:"image_template"`
+
+	fromFlag bool // given with --split: its path is the working directory's
 }
 
 // sweepModel is one model of the matrix: a variant. Two temperatures of one model are two
@@ -85,6 +87,8 @@ type sweepModel struct {
 	// Config follows the sweep's config: files, shipped configs, key.path=value overrides.
 	Config  []string `yaml:"config"`
 	MaxCost float64  `yaml:"max_cost"` // over all the model's cells, across resumes
+
+	fromFlag bool // given with --model: its path is the working directory's
 }
 
 // sweepLines are the lines of a sweep file's entries.
