@@ -224,13 +224,35 @@ type Night struct {
 	DatasetRevision string  `json:"dataset_revision"`
 }
 
+// Latest drops the lines that a later line of the same sweep and cell supersedes (a sweep
+// resumed after a cut appends its cells again, with more instances finished), keeping the order
+// of the rest. Lines without a sweep or cell are all kept.
+func Latest(entries []HistoryEntry) []HistoryEntry {
+	type key struct{ sweep, cell string }
+	last := map[key]int{}
+	for k, e := range entries {
+		if e.Sweep != "" && e.Cell != "" {
+			last[key{e.Sweep, e.Cell}] = k
+		}
+	}
+	out := make([]HistoryEntry, 0, len(entries))
+	for k, e := range entries {
+		if i, ok := last[key{e.Sweep, e.Cell}]; ok && i != k {
+			continue
+		}
+		out = append(out, e)
+	}
+	return out
+}
+
 // Trend returns, per variant (sorted by name), its last n nights (all when n ≤ 0) with the
-// change of the resolved rate from the first to the last of them.
+// change of the resolved rate from the first to the last of them. A cell's superseded lines
+// count once (see Latest).
 func Trend(entries []HistoryEntry, n int) []VariantTrend {
 	type key struct{ variant, date, sweep string }
 	nights := map[key]*Night{}
 	first := map[key]time.Time{}
-	for _, e := range entries {
+	for _, e := range Latest(entries) {
 		k := key{e.Variant, e.Date, e.Sweep}
 		nt, ok := nights[k]
 		if !ok {

@@ -181,3 +181,24 @@ func TestTrend(t *testing.T) {
 		t.Errorf("Trend(…, 0) gave %d nights of x, want all 4", len(all[0].Nights))
 	}
 }
+
+// A sweep resumed after a cut appends its cells again: the later line of a sweep and cell
+// supersedes the earlier one, so the night counts each cell once.
+func TestTrendCountsACellOnce(t *testing.T) {
+	cut := entry("x", "2026-08-12", "h", 3, 5)
+	cut.Cell = "x-r1"
+	done := entry("x", "2026-08-12", "h", 6, 10)
+	done.Cell = "x-r1"
+	other := entry("x", "2026-08-12", "h", 4, 10)
+	other.Cell = "x-r2"
+	if got := Latest([]HistoryEntry{cut, other, done}); len(got) != 2 || got[0].Cell != "x-r2" || got[1].Counts.Resolved != 6 {
+		t.Fatalf("Latest = %+v, want x-r2 then the later x-r1", got)
+	}
+	tr := Trend([]HistoryEntry{cut, other, done}, 0)
+	if len(tr) != 1 || len(tr[0].Nights) != 1 {
+		t.Fatalf("trend = %+v", tr)
+	}
+	if n := tr[0].Nights[0]; n.Repeats != 2 || n.Resolved != 10 || n.Evaluated != 20 {
+		t.Errorf("night = %+v, want 2 repeats, 10 of 20 resolved", n)
+	}
+}

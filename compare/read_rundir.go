@@ -31,7 +31,7 @@ func readRunDir(dir, evalDir string, opts ReadOptions) (*Run, error) {
 	if man != nil {
 		r.Model = man.Model
 		r.ConfigHash = ConfigHash(man.Config)
-		r.Dataset, r.DatasetRevision = datasetOf(man.Dataset)
+		r.Dataset, r.DatasetRevision = DatasetOf(man.Dataset)
 		selected = man.Instances
 	}
 	history, torn, err := results.ReadLedger(dir)
@@ -205,9 +205,10 @@ func modTime(p string) int64 {
 	return fi.ModTime().UnixNano()
 }
 
-// datasetOf names the dataset of a run manifest and its revision: the named dataset or hub
-// repository with its split and resolved commit, or the file with its sha256.
-func datasetOf(raw json.RawMessage) (name, revision string) {
+// DatasetOf names the dataset of a run manifest (run.json's dataset) and its revision: the named
+// dataset or hub repository with its split and resolved commit, or the file with its sha256. A
+// sweep records these in sweep.json.
+func DatasetOf(raw json.RawMessage) (name, revision string) {
 	if len(raw) == 0 {
 		return "", ""
 	}

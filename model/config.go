@@ -73,8 +73,11 @@ type Options struct {
 	HTTPClient *http.Client // default: a client with pooled connections and no global timeout
 	Logger     *slog.Logger // default: discard
 	Budget     *Budget      // run-wide cost limit; nil: none
-	Env        func(string) string
-	Clock      Clock // default: real time
+	// Limiters, when set, shares rate limiters between the providers made with it (the cells
+	// of a sweep): one per endpoint, API model and API key. nil: the provider's own.
+	Limiters *Limiters
+	Env      func(string) string
+	Clock    Clock // default: real time
 	// BackoffBase and BackoffMax shape the exponential backoff of retries without a
 	// Retry-After (defaults 4s and 60s, as mini-swe-agent); the delay of attempt n is drawn
 	// from [d/2, d] with d = min(BackoffMax, BackoffBase·2ⁿ).

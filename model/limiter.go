@@ -170,3 +170,72 @@ func (l *limiter) concurrencyWindow() int {
 	defer l.mu.Unlock()
 	return l.window
 }
+
+// Limiters shares rate limiters between providers: every provider made by New with the same
+// Limiters, endpoint, API model and API key uses one limiter, so that the cells of a sweep that
+// call one provider's model stay together under its rate limits (requests and tokens per
+// minute, concurrency, and the pause after a 429). The zero value is ready to use; a nil
+// *Limiters gives every provider its own limiter. Safe for concurrent use.
+type Limiters struct {
+	mu sync.Mutex
+	m  map[string]*limiter
+}
+
+// NewLimiters returns an empty registry.
+func NewLimiters() *Limiters { return &Limiters{} }
+
+// get returns the limiter of key, made with the given limits on first use. A later user with
+// other limits tightens the shared one: the lower request and token rates and concurrency cap
+// win (0 is no limit), so that no cell exceeds the limits it was configured with.
+func (r *Limiters) get(key string, clock Clock, rpm, tpm float64, maxConcurrency int) *limiter {
+	if r == nil {
+		return newLimiter(clock, rpm, tpm, maxConcurrency)
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if l, ok := r.m[key]; ok {
+		l.tighten(rpm, tpm, maxConcurrency)
+		return l
+	}
+	if r.m == nil {
+		r.m = map[string]*limiter{}
+	}
+	l := newLimiter(clock, rpm, tpm, maxConcurrency)
+	r.m[key] = l
+	return l
+}
+
+// Len returns the number of distinct limiters, for logs and tests.
+func (r *Limiters) Len() int {
+	if r == nil {
+		return 0
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return len(r.m)
+}
+
+// tighten lowers the limiter's limits to the given ones where they are stricter.
+func (l *limiter) tighten(rpm, tpm float64, maxConcurrency int) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if rpm > 0 {
+		if d := time.Duration(float64(time.Minute) / rpm); d > l.interval {
+			l.interval = d
+		}
+	}
+	if tpm > 0 && (l.tpm == 0 || tpm < l.tpm) {
+		l.tpm = tpm
+		l.tokens = min(l.tokens, tpm)
+		if l.refilled.IsZero() {
+			l.refilled = l.clock.Now()
+		}
+	}
+	if maxConcurrency > 0 && (l.max == 0 || maxConcurrency < l.max) {
+		l.max = maxConcurrency
+		if l.window == 0 || l.window > maxConcurrency {
+			l.window = maxConcurrency
+		}
+	}
+	l.broadcast()
+}

@@ -125,3 +125,71 @@ func TestRateLimitStormDoesNotMultiplyRequests(t *testing.T) {
 		t.Errorf("concurrency window = %d, want it narrowed below %d", w, workers)
 	}
 }
+
+// Providers made with one Limiters share a limiter per endpoint, API model and key: two cells
+// of a sweep calling one model stay under its max_concurrency together, and the stricter of
+// their limits wins. Another model, endpoint or key gets its own limiter.
+func TestLimitersShareOneLimiterPerEndpointAndModel(t *testing.T) {
+	var inflight, most atomic.Int64
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		n := inflight.Add(1)
+		defer inflight.Add(-1)
+		for {
+			m := most.Load()
+			if n <= m || most.CompareAndSwap(m, n) {
+				break
+			}
+		}
+		time.Sleep(20 * time.Millisecond)
+		respond(200, openAIToolReply)(w, r)
+	}))
+	t.Cleanup(srv.Close)
+
+	reg := NewLimiters()
+	opts := Options{Clock: realClock{}, Limiters: reg}
+	// Two cells of one model: one without a cap, one with max_concurrency 2 (the stricter wins).
+	a := testProvider(t, Config{ModelName: "gpt-4o"}, srv.URL, opts)
+	b := testProvider(t, Config{ModelName: "gpt-4o", MaxConcurrency: 2, ModelKwargs: map[string]any{"temperature": 0.7}}, srv.URL, opts)
+	if reg.Len() != 1 || a.(*apiProvider).client.lim != b.(*apiProvider).client.lim {
+		t.Fatalf("cells of one model got %d limiters, want one shared", reg.Len())
+	}
+	var wg sync.WaitGroup
+	for _, p := range []Provider{a, b} {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for _, err := range runWorkers(t, p, 4, 2) {
+				if err != nil {
+					t.Errorf("Query: %v", err)
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	if got := most.Load(); got > 2 {
+		t.Errorf("the server saw %d calls at once from the two cells, want at most 2 (their shared cap)", got)
+	}
+
+	other := testProvider(t, Config{ModelName: "gpt-4o-mini"}, srv.URL, opts)
+	otherKey := testProvider(t, Config{ModelName: "gpt-4o"}, srv.URL, Options{Clock: realClock{}, Limiters: reg,
+		Env: func(k string) string {
+			if k == "OPENAI_API_KEY" {
+				return "sk-another-key"
+			}
+			return ""
+		}})
+	otherURL := testProvider(t, Config{ModelName: "gpt-4o"}, srv.URL+"/other", opts)
+	if reg.Len() != 4 {
+		t.Errorf("registry has %d limiters, want 4 (one model, another model, another key, another endpoint)", reg.Len())
+	}
+	for name, p := range map[string]Provider{"model": other, "key": otherKey, "endpoint": otherURL} {
+		if p.(*apiProvider).client.lim == a.(*apiProvider).client.lim {
+			t.Errorf("another %s shares the limiter", name)
+		}
+	}
+	// Without a registry every provider has its own.
+	c := testProvider(t, Config{ModelName: "gpt-4o"}, srv.URL, Options{Clock: realClock{}})
+	if c.(*apiProvider).client.lim == a.(*apiProvider).client.lim {
+		t.Error("a provider without a registry shares a limiter")
+	}
+}

@@ -2,6 +2,8 @@ package model
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"log/slog"
 	"net/http"
@@ -149,7 +151,6 @@ func New(cfg Config, opts Options) (Provider, error) {
 
 	c := &client{
 		provider: ep.provider, http: opts.HTTPClient, keyEnv: keyEnv, redact: newRedactor(key),
-		lim:    newLimiter(opts.Clock, cfg.RequestsPerMinute, cfg.TokensPerMinute, cfg.MaxConcurrency),
 		budget: opts.Budget, logger: opts.Logger, clock: opts.Clock,
 		requestTimeout: seconds(cfg.RequestTimeout, 600), stallTimeout: seconds(cfg.StallTimeout, 300),
 		maxRetries: 10, backoffBase: opts.BackoffBase, backoffMax: opts.BackoffMax, maxRetryAfter: opts.MaxRetryAfter,
@@ -175,8 +176,17 @@ func New(cfg Config, opts Options) (Provider, error) {
 			}
 		}
 	}
+	// One limiter per endpoint, API model and key across the providers of a registry.
+	c.lim = opts.Limiters.get(limiterKey(c.url, ep.apiModel, key), opts.Clock, cfg.RequestsPerMinute, cfg.TokensPerMinute, cfg.MaxConcurrency)
 	p.client = c
 	return p, nil
+}
+
+// limiterKey identifies the rate limits a provider is under: the endpoint, the API model and
+// the API key (by a hash: the key itself is not kept in the registry).
+func limiterKey(url, apiModel, key string) string {
+	sum := sha256.Sum256([]byte(key))
+	return url + "\x00" + apiModel + "\x00" + hex.EncodeToString(sum[:8])
 }
 
 func seconds(s, def float64) time.Duration {

@@ -21,15 +21,37 @@ const (
 	PhaseStarting = "starting"
 	PhaseStep     = "step"
 	PhaseDone     = "done"
+	// PhaseSkipped: a queued instance that did not start after all (its sweep cell stopped, or
+	// its budget ran out while it waited for a worker).
+	PhaseSkipped = "skipped"
+	// With evaluation (`--eval`): the prediction is being graded, then it was (Event.Resolved).
+	// The runner does not send these; the evaluation hook does, before PhaseDone.
+	PhaseEvaluating = "evaluating"
+	PhaseEvaluated  = "evaluated"
 )
 
 // Event is one change in the run's picture.
 type Event struct {
+	Cell       string  `json:"cell,omitempty"` // the sweep cell; "" in a plain run
 	Instance   string  `json:"instance"`
 	Phase      string  `json:"phase"`
 	Step       int     `json:"step,omitempty"`
 	Cost       float64 `json:"cost,omitempty"`
 	ExitStatus string  `json:"exit_status,omitempty"`
+	Resolved   bool    `json:"resolved,omitempty"` // with PhaseEvaluated
+}
+
+// CellTotal is what one cell of a sweep has to do.
+type CellTotal struct {
+	Name    string `json:"name"`
+	Total   int    `json:"total"`   // instances to run
+	Skipped int    `json:"skipped"` // finished earlier
+}
+
+// CellProgress is implemented by the renderers that show a sweep cell by cell. The runner calls
+// StartCells before Start when it runs named cells.
+type CellProgress interface {
+	StartCells([]CellTotal)
 }
 
 // Progress shows the run to a human or a machine. Implementations are safe for concurrent use.
@@ -60,24 +82,90 @@ func pullLine(p sandbox.PullProgress) string {
 	}
 }
 
-// tally keeps the counts every renderer shows.
+// tally keeps the counts every renderer shows, overall and per sweep cell.
 type tally struct {
-	mu       sync.Mutex
-	total    int
-	done     int
-	cost     float64
-	byStatus map[string]int
-	start    time.Time
+	mu        sync.Mutex
+	total     int
+	done      int
+	cost      float64
+	evaluated int
+	resolved  int
+	byStatus  map[string]int
+	start     time.Time
+	cells     []*cellTally // in sweep order; none in a plain run
+	byCell    map[string]*cellTally
+}
+
+// cellTally is one cell's part of the tally.
+type cellTally struct {
+	CellTotal
+	done, evaluated, resolved int
+	cost                      float64
 }
 
 func (t *tally) begin(total int) {
 	t.total, t.byStatus, t.start = total, map[string]int{}, time.Now()
 }
 
+func (t *tally) beginCells(cells []CellTotal) {
+	t.cells, t.byCell = nil, map[string]*cellTally{}
+	for _, c := range cells {
+		ct := &cellTally{CellTotal: c}
+		t.cells = append(t.cells, ct)
+		t.byCell[c.Name] = ct
+	}
+}
+
 func (t *tally) finish(e Event) {
 	t.done++
 	t.cost += e.Cost
 	t.byStatus[e.ExitStatus]++
+	if c := t.byCell[e.Cell]; c != nil {
+		c.done++
+		c.cost += e.Cost
+	}
+}
+
+func (t *tally) graded(e Event) {
+	t.evaluated++
+	c := t.byCell[e.Cell]
+	if c != nil {
+		c.evaluated++
+	}
+	if e.Resolved {
+		t.resolved++
+		if c != nil {
+			c.resolved++
+		}
+	}
+}
+
+// cellLine is one cell's line: done/total, resolved so far when evaluating, cost.
+func (c *cellTally) line(width int) string {
+	s := fmt.Sprintf("%-*s %d/%d", width, c.Name, c.done, c.Total)
+	if c.Skipped > 0 {
+		s += fmt.Sprintf(" (+%d earlier)", c.Skipped)
+	}
+	if c.evaluated > 0 {
+		s += fmt.Sprintf("  resolved %d/%d", c.resolved, c.evaluated)
+	}
+	return s + fmt.Sprintf("  $%.4f", c.cost)
+}
+
+func (t *tally) nameWidth() int {
+	w := 0
+	for _, c := range t.cells {
+		w = max(w, len(c.Name))
+	}
+	return w
+}
+
+// who names an instance in a line: "cell instance" in a sweep.
+func who(e Event) string {
+	if e.Cell == "" {
+		return e.Instance
+	}
+	return e.Cell + " " + e.Instance
 }
 
 func (t *tally) statuses() string {
@@ -107,17 +195,42 @@ func (l *Lines) Start(total, skipped int) {
 	fmt.Fprintf(l.W, "running %d instances (%d already finished, skipped)\n", total, skipped)
 }
 
+// StartCells prints the cells of a sweep with what each has to do.
+func (l *Lines) StartCells(cells []CellTotal) {
+	l.t.mu.Lock()
+	defer l.t.mu.Unlock()
+	l.t.beginCells(cells)
+	fmt.Fprintf(l.W, "sweep of %d cells:\n", len(cells))
+	for _, c := range l.t.cells {
+		fmt.Fprintf(l.W, "  %-*s %d to run, %d already finished\n", l.t.nameWidth(), c.Name, c.Total, c.Skipped)
+	}
+}
+
 func (l *Lines) Event(e Event) {
 	l.t.mu.Lock()
 	defer l.t.mu.Unlock()
-	if e.Phase != PhaseDone {
+	switch e.Phase {
+	case PhaseDone:
+	case PhaseEvaluated:
+		l.t.graded(e)
+		verdict := "unresolved"
+		if e.Resolved {
+			verdict = "resolved"
+		}
+		if c := l.t.byCell[e.Cell]; c != nil {
+			fmt.Fprintf(l.W, "%s %s (%s: %d of %d evaluated resolved)\n", who(e), verdict, c.Name, c.resolved, c.evaluated)
+		} else {
+			fmt.Fprintf(l.W, "%s %s (%d of %d evaluated resolved)\n", who(e), verdict, l.t.resolved, l.t.evaluated)
+		}
+		return
+	default:
 		if l.Verbose {
-			fmt.Fprintf(l.W, "%s %s %d\n", e.Instance, e.Phase, e.Step)
+			fmt.Fprintf(l.W, "%s %s %d\n", who(e), e.Phase, e.Step)
 		}
 		return
 	}
 	l.t.finish(e)
-	fmt.Fprintf(l.W, "[%d/%d] %s %s $%.4f (total $%.4f, %s)\n", l.t.done, l.t.total, e.Instance, e.ExitStatus, e.Cost, l.t.cost, time.Since(l.t.start).Round(time.Second))
+	fmt.Fprintf(l.W, "[%d/%d] %s %s $%.4f (total $%.4f, %s)\n", l.t.done, l.t.total, who(e), e.ExitStatus, e.Cost, l.t.cost, time.Since(l.t.start).Round(time.Second))
 }
 
 // Pull prints finished and failed pulls.
@@ -142,8 +255,22 @@ type JSONEvents struct {
 func (j *JSONEvents) Start(total, skipped int) {
 	j.write(map[string]any{"event": "start", "total": total, "skipped": skipped, "time": time.Now().UTC()})
 }
+
+// StartCells emits the cells of a sweep: {"event": "cells", "cells": [{name, total, skipped}]}.
+func (j *JSONEvents) StartCells(cells []CellTotal) {
+	j.write(map[string]any{"event": "cells", "cells": cells, "time": time.Now().UTC()})
+}
+
+// Event emits one instance event; in a sweep it carries "cell", after an evaluation "resolved".
 func (j *JSONEvents) Event(e Event) {
-	j.write(map[string]any{"event": "instance", "instance": e.Instance, "phase": e.Phase, "step": e.Step, "cost": e.Cost, "exit_status": e.ExitStatus, "time": time.Now().UTC()})
+	ev := map[string]any{"event": "instance", "instance": e.Instance, "phase": e.Phase, "step": e.Step, "cost": e.Cost, "exit_status": e.ExitStatus, "time": time.Now().UTC()}
+	if e.Cell != "" {
+		ev["cell"] = e.Cell
+	}
+	if e.Phase == PhaseEvaluated {
+		ev["resolved"] = e.Resolved
+	}
+	j.write(ev)
 }
 
 // Pull emits finished pulls, and progress at most once per layer completed.
@@ -176,8 +303,9 @@ func (j *JSONEvents) write(v any) {
 }
 
 // Bar is the live display on a terminal, redrawn in place: an overall bar (done/total, elapsed,
-// ETA from progressbar), cost so far and projected, counts by exit status, and one line per
-// running instance with its phase, step and cost.
+// ETA from progressbar), cost so far and projected, counts by exit status, in a sweep one line
+// per cell (done/total, resolved so far when evaluating, cost), and one line per running
+// instance with its cell, phase, step and cost.
 type Bar struct {
 	W io.Writer
 	// MaxLines bounds the running-instance lines shown (default 16; the rest are counted).
@@ -213,6 +341,13 @@ func (b *Bar) Start(total, skipped int) {
 	go b.loop()
 }
 
+// StartCells shows one line per cell from now on.
+func (b *Bar) StartCells(cells []CellTotal) {
+	b.t.mu.Lock()
+	defer b.t.mu.Unlock()
+	b.t.beginCells(cells)
+}
+
 func (b *Bar) loop() {
 	defer close(b.done)
 	tick := time.NewTicker(500 * time.Millisecond)
@@ -231,13 +366,22 @@ func (b *Bar) loop() {
 func (b *Bar) Event(e Event) {
 	b.t.mu.Lock()
 	defer b.t.mu.Unlock()
-	if e.Phase != PhaseDone {
-		b.running[e.Instance] = e
-		return
+	key := e.Cell + "\x00" + e.Instance
+	switch e.Phase {
+	case PhaseDone:
+		delete(b.running, key)
+		b.t.finish(e)
+		_ = b.bar.Add(1)
+	case PhaseEvaluated:
+		b.t.graded(e)
+	case PhaseSkipped:
+		delete(b.running, key)
+	default:
+		if prev, ok := b.running[key]; ok && e.Phase == PhaseEvaluating {
+			e.Cost = prev.Cost
+		}
+		b.running[key] = e
 	}
-	delete(b.running, e.Instance)
-	b.t.finish(e)
-	_ = b.bar.Add(1)
 }
 
 // Pull shows pulls in progress on their own lines.
@@ -273,6 +417,9 @@ func (b *Bar) draw() {
 		projected = fmt.Sprintf(" (projected $%.2f)", b.t.cost/float64(b.t.done)*float64(b.t.total))
 	}
 	lines = append(lines, fmt.Sprintf("cost $%.4f%s  %s", b.t.cost, projected, b.t.statuses()))
+	for _, c := range b.t.cells {
+		lines = append(lines, "  "+c.line(b.t.nameWidth()))
+	}
 	pulls := make([]string, 0, len(b.pulls))
 	for img := range b.pulls {
 		pulls = append(pulls, img)
@@ -296,7 +443,7 @@ func (b *Bar) draw() {
 		if e.Phase == PhaseStep {
 			phase = fmt.Sprintf("step %d", e.Step)
 		}
-		lines = append(lines, fmt.Sprintf("  %-50s %-10s $%.4f", id, phase, e.Cost))
+		lines = append(lines, fmt.Sprintf("  %-50s %-10s $%.4f", who(e), phase, e.Cost))
 	}
 	var sb strings.Builder
 	if b.drawn > 0 {

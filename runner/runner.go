@@ -165,119 +165,25 @@ func attemptsSinceFinal(h []results.Record) int {
 // ErrInterrupted is returned when the batch stopped early because of Stop or ctx.
 var ErrInterrupted = errors.New("run interrupted")
 
-// Run runs the pending instances of insts. Instance failures are data (statuses in the ledger);
-// the error is for failures of the run itself (output not writable, fatal model error) or
-// ErrInterrupted.
+// Run runs the pending instances of insts: a sweep of one cell (see Sweep). Instance failures
+// are data (statuses in the ledger); the error is for failures of the run itself (output not
+// writable, fatal model error) or ErrInterrupted.
 func Run(ctx context.Context, insts []dataset.Instance, opts Options) (Summary, error) {
-	if opts.Workers <= 0 {
-		opts.Workers = 1
+	cell := Cell{
+		RunID: opts.RunID, Config: opts.Config, Models: opts.Models, ModelName: opts.ModelName,
+		Out: opts.Out, Instances: insts, ImageTemplate: opts.ImageTemplate, Resume: opts.Resume,
+		Budget: opts.Budget, Logger: opts.Logger, AfterInstance: opts.AfterInstance,
 	}
-	if opts.Logger == nil {
-		opts.Logger = slog.New(slog.DiscardHandler)
+	sw, err := Sweep(ctx, []Cell{cell}, SweepOptions{
+		Version: opts.Version, Workers: opts.Workers, Backend: opts.Backend, Limits: opts.Limits,
+		Progress: opts.Progress, Stop: opts.Stop,
+	})
+	sum := sw.Cells[0].Summary
+	if stopped := sw.Cells[0].Stopped; stopped != nil && (err == nil || errors.Is(err, ErrInterrupted)) {
+		// Every other instance would fail the same way (e.g. a bad API key): the run stopped.
+		return sum, fmt.Errorf("stopping the run: %w", stopped)
 	}
-	if opts.Progress == nil {
-		opts.Progress = Quiet{}
-	}
-	history := opts.Out.History()
-	todo, skipped := Pending(insts, history, opts.Resume)
-	sum := Summary{Selected: len(insts), Skipped: skipped, ByStatus: map[string]int{}}
-	opts.Progress.Start(len(todo), skipped)
-	defer opts.Progress.Finish()
-
-	renderer := agent.NewRenderer()
-	images := imagesOf(todo, opts.ImageTemplate)
-	// Declare every image's demand up front, so that a backend that caches images can remove
-	// one after its last instance (`--image-cache remove`).
-	for _, img := range images {
-		if img != "" {
-			opts.Backend.Expect(img, 1)
-		}
-	}
-	maxAttempts := opts.Resume.MaxAttempts
-	if maxAttempts <= 0 {
-		maxAttempts = 3
-	}
-	var mu sync.Mutex
-	var teardowns sync.WaitGroup // container removals, which outlive their workers
-	g, gctx := errgroup.WithContext(ctx)
-	g.SetLimit(min(opts.Workers, opts.Backend.Capacity()))
-	interrupted := false
-loop:
-	for i, inst := range todo {
-		select {
-		case <-opts.Stop:
-			interrupted = true
-			break loop
-		case <-gctx.Done():
-			interrupted = ctx.Err() != nil
-			break loop
-		default:
-		}
-		if opts.Budget != nil && opts.Budget.Exhausted() {
-			sum.BudgetExhausted = true
-			break loop
-		}
-		inst := inst
-		queued := time.Now()
-		opts.Progress.Event(Event{Instance: inst.InstanceID, Phase: PhaseQueued})
-		// Look-ahead: fetch the images of the next instances while workers are busy.
-		for _, img := range images[i+1 : min(len(images), i+1+opts.Workers)] {
-			if img != "" {
-				opts.Backend.Prefetch(img)
-			}
-		}
-		if !tryGo(g, gctx, opts.Stop, func() error {
-			attempt := len(history[inst.InstanceID]) + 1
-			rec, pred, err := runInstance(gctx, inst, attempt, queued, renderer, &teardowns, opts)
-			// A backend (an engine) that stopped answering was taken out of rotation: retry the
-			// instance elsewhere right away, within its attempts.
-			for err == nil && rec.ExitStatus == StatusEngineDown && attempt < maxAttempts && gctx.Err() == nil {
-				attempt++
-				rec, pred, err = runInstance(gctx, inst, attempt, time.Now(), renderer, &teardowns, opts)
-			}
-			if err != nil {
-				return err
-			}
-			if opts.AfterInstance != nil {
-				opts.AfterInstance(gctx, inst, pred)
-			}
-			mu.Lock()
-			sum.Ran++
-			sum.ByStatus[rec.ExitStatus]++
-			sum.Cost += rec.Cost
-			switch rec.Category {
-			case results.CategoryInfrastructure:
-				sum.Failed++
-			case results.CategoryUnfinished:
-				sum.Unfinished++
-				sum.BudgetExhausted = true
-			}
-			mu.Unlock()
-			opts.Progress.Event(Event{Instance: inst.InstanceID, Phase: PhaseDone, ExitStatus: rec.ExitStatus, Cost: rec.Cost})
-			return nil
-		}) {
-			interrupted = true
-			break
-		}
-	}
-	err := g.Wait()
-	teardowns.Wait()
-	if ctx.Err() != nil {
-		interrupted = true
-	}
-	select {
-	case <-opts.Stop:
-		interrupted = true
-	default:
-	}
-	sum.Interrupted = interrupted
-	if err != nil {
-		return sum, err
-	}
-	if interrupted {
-		return sum, ErrInterrupted
-	}
-	return sum, nil
+	return sum, err
 }
 
 // tryGo waits for a free worker and starts f on it, unless the run is stopped meanwhile.
@@ -296,16 +202,17 @@ func tryGo(g *errgroup.Group, ctx context.Context, stop <-chan struct{}, f func(
 	}
 }
 
-// runInstance runs one attempt of one instance and records it. The returned error is fatal for
-// the run (the output directory cannot be written).
-func runInstance(ctx context.Context, inst dataset.Instance, attempt int, queued time.Time, renderer *agent.Renderer, teardowns *sync.WaitGroup, opts Options) (_ results.Record, pred *results.Prediction, _ error) {
+// runInstance runs one attempt of one instance of cell c and records it. The returned error is
+// fatal for the sweep (the output directory cannot be written, no backend answers), or a
+// *fatalModelError, fatal for the cell.
+func runInstance(ctx context.Context, c *Cell, o *SweepOptions, inst dataset.Instance, attempt int, queued time.Time, renderer *agent.Renderer, teardowns *sync.WaitGroup) (_ results.Record, pred *results.Prediction, _ error) {
 	id := inst.InstanceID
-	log := opts.Logger.With("instance", id, "attempt", attempt)
-	rec := results.Record{InstanceID: id, Attempt: attempt, ModelName: opts.ModelName, Queued: unix(queued)}
-	info := &results.RunInfo{Version: opts.Version, RunID: opts.RunID, Attempt: attempt}
+	log := c.Logger.With("instance", id, "attempt", attempt)
+	rec := results.Record{InstanceID: id, Attempt: attempt, ModelName: c.ModelName, Queued: unix(queued)}
+	info := &results.RunInfo{Version: o.Version, RunID: c.RunID, Attempt: attempt}
 	traj := &results.Trajectory{InstanceID: id, TrajectoryFormat: results.TrajectoryFormat,
-		Info: results.TrajectoryInfo{Config: opts.Config.Dump(), SwebenchRun: info}}
-	mini1 := opts.Config.Layout == configs.LayoutV1
+		Info: results.TrajectoryInfo{Config: c.Config.Dump(), SwebenchRun: info}}
+	mini1 := c.Config.Layout == configs.LayoutV1
 	if mini1 { // a 1.x config runs as 1.x did and is recorded as 1.x recorded it
 		traj.TrajectoryFormat, traj.Info.MiniVersion = results.TrajectoryFormatV1, configs.MiniVersionV1
 	}
@@ -356,7 +263,7 @@ func runInstance(ctx context.Context, inst dataset.Instance, attempt int, queued
 		} else {
 			log.Info("instance finished", "status", status, "cost", rec.Cost, "steps", rec.Steps)
 		}
-		if err := opts.Out.WriteTrajectory(traj); err != nil {
+		if err := c.Out.WriteTrajectory(traj); err != nil {
 			return rec, nil, err
 		}
 		if rec.Category == results.CategoryModel {
@@ -364,28 +271,28 @@ func runInstance(ctx context.Context, inst dataset.Instance, attempt int, queued
 			if res != nil {
 				patch = res.Submission
 			}
-			pred = &results.Prediction{ModelNameOrPath: opts.ModelName, InstanceID: id, ModelPatch: patch}
+			pred = &results.Prediction{ModelNameOrPath: c.ModelName, InstanceID: id, ModelPatch: patch}
 		}
-		return rec, pred, opts.Out.Record(rec, pred)
+		return rec, pred, c.Out.Record(rec, pred)
 	}
 
-	image, err := inst.ImageName(opts.ImageTemplate)
+	image, err := inst.ImageName(c.ImageTemplate)
 	if err != nil {
 		return finish(StatusImageUnavailable, err, nil)
 	}
 	rec.Image, info.Image = image, image
-	vars := templateVars(inst, opts.Config, image)
+	vars := templateVars(inst, c.Config, image)
 	startup := ""
-	if cmd := opts.Config.Run.EnvStartupCommand; cmd != "" {
+	if cmd := c.Config.Run.EnvStartupCommand; cmd != "" {
 		if startup, err = renderer.Render("run.env_startup_command", cmd, vars); err != nil {
 			return finish(StatusEnvStartupFailed, err, nil)
 		}
 	}
-	llm, err := opts.Models.ForInstance(id)
+	llm, err := c.Models.ForInstance(id)
 	if err != nil {
 		return finish(StatusModelSetupError, err, nil)
 	}
-	slot, err = opts.Backend.Acquire(ctx)
+	slot, err = o.Backend.Acquire(ctx)
 	if err != nil {
 		if errors.Is(err, sandbox.ErrBackendDown) {
 			return rec, nil, err // no engine answers: the run cannot go on
@@ -396,7 +303,7 @@ func runInstance(ctx context.Context, inst dataset.Instance, attempt int, queued
 	// under way does not hold a worker's slot.
 	defer func() { slot.Release(slotErr) }()
 	rec.Host, info.Host = slot.Host(), slot.Host()
-	opts.Progress.Event(Event{Instance: id, Phase: PhasePulling})
+	o.Progress.Event(Event{Cell: c.Name, Instance: id, Phase: PhasePulling})
 	imageID, err := slot.PrepareImage(ctx, image)
 	if err != nil {
 		return finish(StatusImageUnavailable, err, nil)
@@ -405,12 +312,12 @@ func runInstance(ctx context.Context, inst dataset.Instance, attempt int, queued
 	rec.ImageReady = unix(time.Now())
 
 	log.Info("image ready", "image", image, "image_id", imageID, "host", rec.Host)
-	opts.Progress.Event(Event{Instance: id, Phase: PhaseStarting})
-	env := opts.Config.Environment
+	o.Progress.Event(Event{Cell: c.Name, Instance: id, Phase: PhaseStarting})
+	env := c.Config.Environment
 	// The container starts while the agent makes its first model call, which needs no
 	// container; the first command waits for it.
 	cenv := startContainer(ctx, slot, sandbox.Spec{
-		Image: image, RunID: opts.RunID, InstanceID: id, Role: "agent", Cwd: env.Cwd, Limits: opts.Limits,
+		Image: image, RunID: c.RunID, InstanceID: id, Role: "agent", Cwd: env.Cwd, Limits: o.Limits,
 	}, env, startup, log)
 	cenv.onReady = func(c sandbox.Sandbox) { info.ContainerID = c.ID() }
 	defer func() {
@@ -428,31 +335,31 @@ func runInstance(ctx context.Context, inst dataset.Instance, attempt int, queued
 		}()
 	}()
 
-	ag := agent.New(opts.Config.Agent, llm, cenv, renderer)
+	ag := agent.New(c.Config.Agent, llm, cenv, renderer)
 	ag.Vars = vars
-	ag.Stop = opts.Stop
+	ag.Stop = o.Stop
 	firstStep := true
 	ag.OnStep = func(msgs []agent.Message, stats agent.Stats) error {
 		if firstStep {
 			rec.FirstStep = unix(time.Now())
 			firstStep = false
 		}
-		opts.Progress.Event(Event{Instance: id, Phase: PhaseStep, Step: stats.APICalls, Cost: stats.Cost})
+		o.Progress.Event(Event{Cell: c.Name, Instance: id, Phase: PhaseStep, Step: stats.APICalls, Cost: stats.Cost})
 		fillTrajectory(traj, agent.Result{Messages: msgs, Stats: stats})
-		if err := opts.Out.WriteTrajectory(traj); err != nil {
+		if err := c.Out.WriteTrajectory(traj); err != nil {
 			return fmt.Errorf("%w: %w", errOutput, err)
 		}
 		return nil
 	}
-	opts.Progress.Event(Event{Instance: id, Phase: PhaseStep})
+	o.Progress.Event(Event{Cell: c.Name, Instance: id, Phase: PhaseStep})
 	res, runErr := ag.Run(ctx, inst.ProblemStatement)
 	if runErr != nil && isOutputError(runErr) {
 		return rec, nil, runErr
 	}
 	rec, pred, err = finish(res.ExitStatus, runErr, &res)
 	if err == nil && runErr != nil && errors.Is(runErr, model.ErrFatal) && !errors.Is(runErr, model.ErrBudgetExhausted) {
-		// Every other instance would fail the same way (e.g. a bad API key): stop the run.
-		return rec, pred, fmt.Errorf("stopping the run: %w", runErr)
+		// Every other instance of the cell would fail the same way (e.g. a bad API key).
+		return rec, pred, &fatalModelError{runErr}
 	}
 	return rec, pred, err
 }

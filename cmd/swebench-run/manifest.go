@@ -13,8 +13,9 @@ import (
 )
 
 // prepareManifest writes run.json for a new run, or checks that a resume uses the same model,
-// config and dataset as the run it continues (unless --force) and updates it.
-func prepareManifest(out *results.Dir, f runFlags, cfg *configs.Config, loaded *dataset.Loaded, modelName string) (*results.Manifest, error) {
+// config and dataset as the run it continues (unless force) and updates it. runID "" keeps the
+// run's id, or makes a new one.
+func prepareManifest(out *results.Dir, runID string, force bool, cfg *configs.Config, loaded *dataset.Loaded, modelName string) (*results.Manifest, error) {
 	dm := loaded.Manifest()
 	ds, err := json.Marshal(dm)
 	if err != nil {
@@ -22,7 +23,7 @@ func prepareManifest(out *results.Dir, f runFlags, cfg *configs.Config, loaded *
 	}
 	now := time.Now().UTC()
 	cur := &results.Manifest{
-		Tool: "swebench-run", Version: version, RunID: f.runID, Created: now, Updated: now,
+		Tool: "swebench-run", Version: version, RunID: runID, Created: now, Updated: now,
 		Model: modelName, Dataset: ds, Instances: dm.Instances, Config: cfg.Dump(),
 	}
 	prev, err := results.ReadManifest(out.Path())
@@ -30,7 +31,7 @@ func prepareManifest(out *results.Dir, f runFlags, cfg *configs.Config, loaded *
 		return nil, err
 	}
 	if prev != nil {
-		if diff := incompatible(prev, cur); diff != "" && !f.force {
+		if diff := incompatible(prev, cur); diff != "" && !force {
 			return nil, fmt.Errorf("%s holds a run with a different %s; resuming would mix incomparable results. Use a new -o, or --force to resume anyway", out.Path(), diff)
 		}
 		if cur.RunID == "" {

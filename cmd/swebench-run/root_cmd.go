@@ -65,6 +65,7 @@ run is the default command: flags without a command run a batch.`,
 	)
 	root.AddCommand(
 		newRunCmd(stop),
+		newSweepCmd(stop),
 		newEvalCmd(stop),
 		newMergeCmd(),
 		newStatsCmd(),

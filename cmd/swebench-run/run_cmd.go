@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
@@ -19,7 +18,6 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 	"golang.org/x/term"
-	"gopkg.in/yaml.v3"
 
 	"github.com/swebench-run/swebench-run/configs"
 	"github.com/swebench-run/swebench-run/dataset"
@@ -136,21 +134,7 @@ func (f *runFlags) register(fs *pflag.FlagSet) {
 	metavar(fs, "model", "MODEL")
 	metavar(fs, "config", "FILE|KEY=VALUE")
 
-	fs.IntVar(&f.workers, "workers", 4, "instances run at once")
-	fs.StringArrayVar(&f.dockerHosts, "docker-host", nil, "Docker engine URL[,workers=N] (unix://, tcp:// with DOCKER_CERT_PATH/DOCKER_TLS_VERIFY, ssh://user@host); several spread the instances over the engines by free capacity (default DOCKER_HOST or the local socket, with --workers)")
-	fs.StringVar(&f.imageTemplate, "image-template", dataset.DefaultImageTemplate, "image name for rows without an image column; placeholders {instance_id} (Docker Hub form), {id}, {arch}")
-	fs.StringVar(&f.pull, "pull", "missing", "when to pull images: missing, always or never")
-	fs.IntVar(&f.pullWorkers, "pull-workers", 4, "concurrent image pulls per engine")
-	fs.StringVar(&f.platform, "platform", "linux/amd64", "image platform (SWE-bench images are linux/amd64; other hosts run them under emulation)")
-	fs.StringVar(&f.imageCache, "image-cache", "keep", "images this run pulled: keep, remove (after their last instance) or budget=SIZE (evict least recently used to stay under SIZE, e.g. budget=200GB); images you had before are never removed")
-	fs.StringVar(&f.network, "network", "", "container network mode: bridge (default) or none")
-	flagGroup(fs, groupDocker, "workers", "docker-host", "image-template", "pull", "pull-workers", "platform", "image-cache", "network")
-	metavar(fs, "docker-host", "URL")
-	metavar(fs, "image-template", "TEMPLATE")
-	metavar(fs, "pull", "POLICY")
-	metavar(fs, "platform", "OS/ARCH")
-	metavar(fs, "image-cache", "POLICY")
-	metavar(fs, "network", "MODE")
+	f.registerDocker(fs)
 
 	fs.StringVar(&f.memory, "memory", "", "memory limit per container, e.g. 8g (default unlimited)")
 	fs.Float64Var(&f.cpus, "cpus", 0, "CPUs per container (default unlimited)")
@@ -180,6 +164,26 @@ func (f *runFlags) register(fs *pflag.FlagSet) {
 	flagGroup(fs, groupOutput, "output", "progress", "quiet", "wait")
 	metavar(fs, "output", "DIR")
 	metavar(fs, "progress", "MODE")
+}
+
+// registerDocker registers the flags of where the containers run (the Docker group), shared by
+// run and sweep.
+func (f *runFlags) registerDocker(fs *pflag.FlagSet) {
+	fs.IntVar(&f.workers, "workers", 4, "instances run at once")
+	fs.StringArrayVar(&f.dockerHosts, "docker-host", nil, "Docker engine URL[,workers=N] (unix://, tcp:// with DOCKER_CERT_PATH/DOCKER_TLS_VERIFY, ssh://user@host); several spread the instances over the engines by free capacity (default DOCKER_HOST or the local socket, with --workers)")
+	fs.StringVar(&f.imageTemplate, "image-template", dataset.DefaultImageTemplate, "image name for rows without an image column; placeholders {instance_id} (Docker Hub form), {id}, {arch}")
+	fs.StringVar(&f.pull, "pull", "missing", "when to pull images: missing, always or never")
+	fs.IntVar(&f.pullWorkers, "pull-workers", 4, "concurrent image pulls per engine")
+	fs.StringVar(&f.platform, "platform", "linux/amd64", "image platform (SWE-bench images are linux/amd64; other hosts run them under emulation)")
+	fs.StringVar(&f.imageCache, "image-cache", "keep", "images this run pulled: keep, remove (after their last instance) or budget=SIZE (evict least recently used to stay under SIZE, e.g. budget=200GB); images you had before are never removed")
+	fs.StringVar(&f.network, "network", "", "container network mode: bridge (default) or none")
+	flagGroup(fs, groupDocker, "workers", "docker-host", "image-template", "pull", "pull-workers", "platform", "image-cache", "network")
+	metavar(fs, "docker-host", "URL")
+	metavar(fs, "image-template", "TEMPLATE")
+	metavar(fs, "pull", "POLICY")
+	metavar(fs, "platform", "OS/ARCH")
+	metavar(fs, "image-cache", "POLICY")
+	metavar(fs, "network", "MODE")
 }
 
 // splitConfigArgs separates -c values into files and key=value overrides.
@@ -300,7 +304,7 @@ func runBatch(ctx context.Context, stop <-chan struct{}, f *runFlags, stdout, st
 		budget.Restore(spent, calls)
 		fmt.Fprintf(stderr, "swebench-run: cost limit $%.2f: $%.4f spent by earlier runs of %s, $%.4f left\n", f.maxCost, spent, f.out, budget.Left())
 	}
-	man, err := prepareManifest(out, *f, cfg, loaded, modelName)
+	man, err := prepareManifest(out, f.runID, f.force, cfg, loaded, modelName)
 	if err != nil {
 		return err
 	}
@@ -404,6 +408,17 @@ func runBatch(ctx context.Context, stop <-chan struct{}, f *runFlags, stdout, st
 // reportEval writes the run report of `run --eval` from every prediction of the output directory
 // (instances evaluated earlier keep their reports) and prints the resolved rate.
 func reportEval(ctx context.Context, ev *eval.Evaluator, insts []dataset.Instance, out *results.Dir, runID string, stdout io.Writer) error {
+	rep, results, path, err := writeEvalReport(ctx, ev, insts, out, runID)
+	if err != nil {
+		return err
+	}
+	printEvalSummary(stdout, rep, results, path)
+	return nil
+}
+
+// writeEvalReport evaluates every prediction of the output directory for the selected instances
+// (reusing the reports already there) and writes the run report to <out>/eval.
+func writeEvalReport(ctx context.Context, ev *eval.Evaluator, insts []dataset.Instance, out *results.Dir, runID string) (eval.RunReport, []eval.Result, string, error) {
 	preds := map[string]eval.Prediction{}
 	for id, p := range out.Predictions() {
 		patch := p.ModelPatch
@@ -412,14 +427,10 @@ func reportEval(ctx context.Context, ev *eval.Evaluator, insts []dataset.Instanc
 	preds = onlySelected(preds, insts)
 	rep, results, err := ev.Run(ctx, insts, preds)
 	if err != nil {
-		return err
+		return rep, nil, "", err
 	}
 	path, err := eval.WriteRunReport(filepath.Join(out.Path(), "eval"), eval.ModelName(preds), runID, rep)
-	if err != nil {
-		return err
-	}
-	printEvalSummary(stdout, rep, results, path)
-	return nil
+	return rep, results, path, err
 }
 
 // The run's sandboxes live on Docker engines: the pool is the runner's backend, starts the
@@ -486,45 +497,13 @@ func parseIDs(arg, flagName string) ([]string, error) {
 	return ids, nil
 }
 
-// buildModels turns the model section into the run's model provider.
+// buildModels turns the model section into the run's model provider, with the run's budget.
 func buildModels(cfg *configs.Config, split string, maxCost float64, stderr io.Writer) (runner.Models, string, *model.Budget, error) {
-	name := cfg.Model.ModelName
 	var budget *model.Budget
 	if maxCost > 0 {
 		budget = model.NewBudget(maxCost)
 	}
-	if name == "scripted" || strings.HasPrefix(name, "scripted:") {
-		path := strings.TrimPrefix(strings.TrimPrefix(name, "scripted"), ":")
-		if path == "" {
-			// By convention the script of a dataset file lives beside it.
-			path = filepath.Join(filepath.Dir(split), "scripted.yaml")
-		}
-		s, err := model.LoadScripted(path)
-		if err != nil {
-			return nil, "", nil, err
-		}
-		if cfg.Layout == configs.LayoutV1 {
-			s.Fence = "bash" // 1.x text mode: one ```bash block per reply
-		}
-		return s, "scripted", budget, nil
-	}
-	settings := map[string]any{}
-	for k, v := range cfg.Model.Settings {
-		settings[k] = v
-	}
-	settings["model_name"] = name
-	var mc model.Config
-	data, err := yaml.Marshal(settings)
-	if err != nil {
-		return nil, "", nil, err
-	}
-	dec := yaml.NewDecoder(bytes.NewReader(data))
-	dec.KnownFields(true)
-	if err := dec.Decode(&mc); err != nil {
-		return nil, "", nil, fmt.Errorf("config model section: %w", err)
-	}
-	mc.Mini1 = cfg.Layout == configs.LayoutV1
-	p, err := model.New(mc, model.Options{Budget: budget, Env: os.Getenv})
+	p, name, err := newProvider(cfg, split, budget, nil)
 	if err != nil {
 		return nil, "", nil, err
 	}

@@ -66,6 +66,47 @@ func RunnerInstance(ctx context.Context, d *Docker, tmp string, i int) (time.Dur
 	return took, nil
 }
 
+// SweepCells is the number of cells of the sweep variant of the instance overhead.
+const SweepCells = 2
+
+// SweepInstance runs one instance in each of SweepCells cells (each its own output directory
+// under tmp, as the cells of a sweep) through runner.Sweep in-process, with one worker, and
+// returns the wall time per instance: the same instance life as RunnerInstance, scheduled by the
+// sweep (paired order over the cells, per-cell state, image demand across cells).
+func SweepInstance(ctx context.Context, d *Docker, tmp string, i int) (time.Duration, error) {
+	cfg, err := configs.Load(nil, []string{"environment.cwd=/tmp"})
+	if err != nil {
+		return 0, err
+	}
+	id := fmt.Sprintf("bench__sweep-%d", i)
+	inst := dataset.Instance{InstanceID: id, ProblemStatement: "Do nothing.", Image: BaseImage}
+	cells := make([]runner.Cell, SweepCells)
+	for k := range cells {
+		out, err := results.Open(fmt.Sprintf("%s/sweep-%d/cell-%d", tmp, i, k))
+		if err != nil {
+			return 0, err
+		}
+		defer out.Close()
+		cells[k] = runner.Cell{
+			Name: fmt.Sprintf("cell-%d", k), RunID: RunID, Config: cfg, ModelName: "scripted", Out: out,
+			Models:    model.NewScripted(map[string][]model.ScriptedTurn{id: Turns(0)}),
+			Instances: []dataset.Instance{inst},
+		}
+	}
+	start := time.Now()
+	sw, err := runner.Sweep(ctx, cells, runner.SweepOptions{Version: "bench", Workers: 1, Backend: d.Pool, Limits: sandbox.Limits{NetworkMode: Network}})
+	took := time.Since(start)
+	if err != nil {
+		return 0, err
+	}
+	for _, c := range sw.Cells {
+		if c.ByStatus["Submitted"] != 1 {
+			return 0, fmt.Errorf("cell %s: instance did not submit: %v", c.Name, c.ByStatus)
+		}
+	}
+	return took / SweepCells, nil
+}
+
 // BareInstance does the bare Docker calls of the same container life with the raw client:
 // create (same config), start, Steps execs, forced removal.
 func BareInstance(ctx context.Context, d *Docker, i int) (time.Duration, error) {
@@ -104,14 +145,17 @@ func BareInstance(ctx context.Context, d *Docker, i int) (time.Duration, error) 
 
 // Overhead is the result of the instance-overhead comparison.
 type Overhead struct {
-	Runner, Bare Sample
-	Ratios       []float64 // runner ÷ bare of each interleaved pair
+	Runner, Sweep, Bare Sample
+	Ratios              []float64 // runner ÷ bare of each interleaved triple
+	SweepRatios         []float64 // sweep (per instance) ÷ bare
+	SweepVsRun          []float64 // sweep (per instance) ÷ runner
 }
 
-// MeasureOverhead alternates n runner instances with n bare container lives.
+// MeasureOverhead alternates n bare container lives, n runner instances and n sweeps of
+// SweepCells cells of one instance each.
 func MeasureOverhead(ctx context.Context, d *Docker, n int, tmp string, log io.Writer) (Overhead, error) {
-	var r, b []time.Duration
-	var ratios []float64
+	var r, sw, b []time.Duration
+	var o Overhead
 	for i := range n {
 		tb, err := BareInstance(ctx, d, i)
 		if err != nil {
@@ -121,21 +165,32 @@ func MeasureOverhead(ctx context.Context, d *Docker, n int, tmp string, log io.W
 		if err != nil {
 			return Overhead{}, fmt.Errorf("runner instance: %w", err)
 		}
-		r, b = append(r, tr), append(b, tb)
-		ratios = append(ratios, float64(tr)/float64(tb))
+		ts, err := SweepInstance(ctx, d, tmp, i)
+		if err != nil {
+			return Overhead{}, fmt.Errorf("sweep instance: %w", err)
+		}
+		r, sw, b = append(r, tr), append(sw, ts), append(b, tb)
+		o.Ratios = append(o.Ratios, float64(tr)/float64(tb))
+		o.SweepRatios = append(o.SweepRatios, float64(ts)/float64(tb))
+		o.SweepVsRun = append(o.SweepVsRun, float64(ts)/float64(tr))
 		if log != nil {
-			fmt.Fprintf(log, "instance overhead %d/%d: runner %s, bare %s\n", i+1, n, tr.Round(time.Millisecond), tb.Round(time.Millisecond))
+			fmt.Fprintf(log, "instance overhead %d/%d: runner %s, sweep %s per instance, bare %s\n", i+1, n, tr.Round(time.Millisecond), ts.Round(time.Millisecond), tb.Round(time.Millisecond))
 		}
 	}
-	return Overhead{Runner: Summarize(r), Bare: Summarize(b), Ratios: ratios}, nil
+	o.Runner, o.Sweep, o.Bare = Summarize(r), Summarize(sw), Summarize(b)
+	return o, nil
 }
 
 func (o Overhead) Rows() []Row {
 	ratio := float64(o.Runner.Median) / float64(o.Bare.Median)
+	sweep := float64(o.Sweep.Median) / float64(o.Bare.Median)
 	return []Row{
 		{What: fmt.Sprintf("instance: runner, %d steps, no model time", Steps), Measured: fmt.Sprintf("median %s, p90 %s (n=%d)", ms(o.Runner.Median), ms(o.Runner.P90), o.Runner.N), NA: true},
+		{What: fmt.Sprintf("instance: sweep of %d cells, per instance", SweepCells), Measured: fmt.Sprintf("median %s, p90 %s (n=%d)", ms(o.Sweep.Median), ms(o.Sweep.P90), o.Sweep.N), NA: true},
 		{What: "instance: bare Docker calls (create, start, execs, remove)", Measured: fmt.Sprintf("median %s, p90 %s (n=%d)", ms(o.Bare.Median), ms(o.Bare.P90), o.Bare.N), NA: true},
 		{What: "instance overhead: runner ÷ bare", Measured: fmt.Sprintf("%.3f× (ratio of medians; median of paired ratios %.3f×)", ratio, MedianFloat(o.Ratios)),
 			Goal: "≤ 1.15×", Pass: ratio <= 1.15},
+		{What: "instance overhead in a sweep: sweep ÷ bare", Measured: fmt.Sprintf("%.3f× (ratio of medians; median of paired ratios %.3f×); sweep ÷ run %.3f× (median of paired ratios)", sweep, MedianFloat(o.SweepRatios), MedianFloat(o.SweepVsRun)),
+			Goal: "≤ 1.15×, and ≤ 1.05× the run's", Pass: sweep <= 1.15 && MedianFloat(o.SweepVsRun) <= 1.05},
 	}
 }

@@ -244,7 +244,10 @@ Benchmark containers run the local base image ` + "`swebench-run/base:bookworm`"
   image check, container create and start, 5 execs, trajectory after every step, ledger, preds and
   exit-status files (each written atomically with fsync), removal. Against it, alternating, the
   bare raw-client calls of the same container life: create with the same config, start, the same
-  5 commands, forced removal. Ratio of the medians.
+  5 commands, forced removal. Ratio of the medians. The sweep variant runs the same instance in
+  each of 2 cells (two output directories) through ` + "`runner.Sweep`" + ` with one worker, and counts
+  the wall time per instance: what the sweep's scheduling (paired order, per-cell state, image
+  demand across cells) adds over ` + "`run`" + `; compared with the bare calls and with the runner.
 - **Scale efficiency.** The real binary (` + "`go build ./cmd/swebench-run`" + `) as a subprocess under
   ` + "`/usr/bin/time -v`" + `, over a synthetic JSONL dataset of instances on the base image
   (` + "`-c environment.cwd=/tmp --pull never`" + `), the scripted model sleeping ` + "`delay`" + ` before each of

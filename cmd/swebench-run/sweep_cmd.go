@@ -1,0 +1,498 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"path/filepath"
+	"sort"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
+	"github.com/swebench-run/swebench-run/compare"
+	"github.com/swebench-run/swebench-run/dataset"
+	"github.com/swebench-run/swebench-run/eval"
+	"github.com/swebench-run/swebench-run/results"
+)
+
+// Defaults of a sweep.
+const (
+	defaultSweepName   = "sweep-{date}"
+	defaultSweepOutput = "sweeps"
+)
+
+const sweepExitCodes = `  0    every cell finished
+  1    the sweep failed (bad sweep file or input, Docker unreachable, output not writable), a
+       cell stopped on a fatal model error (the others finished), or a cost limit was spent
+  2    bad command line
+  3    the sweep finished, but some instances ended with infrastructure failures: rerun the
+       same command to retry them
+  130  interrupted (Ctrl-C, SIGTERM, SIGHUP or --max-duration): rerun the same command to resume`
+
+type sweepFlags struct {
+	run       runFlags // where containers run, limits, progress: run's flags
+	file      string
+	models    []string
+	runConfig []string
+	splits    []string
+	filter    string
+	slice     string
+	ids       string
+	exclude   string
+	shard     string
+	repeats   int
+	maxCost   float64
+	maxDur    time.Duration
+	eval      bool
+	evalTO    time.Duration
+	name      string
+	output    string
+	history   string
+	baseline  string
+	maxTries  int
+	force     bool
+	dryRun    bool
+	fs        *pflag.FlagSet
+}
+
+func newSweepCmd(stop <-chan struct{}) *cobra.Command {
+	var f sweepFlags
+	cmd := &cobra.Command{
+		Use:     "sweep -c SWEEP.yaml [flags]",
+		Short:   "run a matrix of models × configs × datasets × repeats in one job, then compare",
+		GroupID: groupBatch,
+		Long: `Runs a sweep: every model of the sweep file (each with its own configs: two temperatures of one
+model are two models) on every dataset, repeats times. Each cell (model × dataset × repeat) is an
+ordinary output directory inside the sweep folder <output>/<name>, so stats, eval, merge, inspect,
+compare and resume work on a cell as on any run; sweep.json records the matrix.
+
+One worker pool and one backend serve all cells, in paired order: instance i runs for every cell
+before instance i+1 starts anywhere, so a sweep stopped by its deadline or a budget leaves every
+cell on the same instances. Cells calling one provider's model share its rate limits; an image
+several cells need is pulled once and kept until its last cell is done. A cell whose model fails
+fatally (a refused API key, an unknown model) stops alone, with the reason; the others go on.
+
+Cost limits hold across resumes: max_cost for the whole sweep, and per model (over its cells).
+At the end the sweep writes compare.json and compare.md (the cells compared, repeats grouped by
+model, against the baseline when given) and, with evaluation, appends one line per cell to the
+history file beside the sweep folders, which 'compare --history' reads. Rerunning the same command
+resumes the sweep; a changed matrix is refused unless --force.
+
+Flags override the sweep file; without a file, --model and --split make the matrix.`,
+		Example: `  # tonight's sweep from its file (see the README for the file's keys)
+  swebench-run sweep -c nightly.yaml
+  # two models on 50 Lite instances, 3 repeats each, evaluated, without a file
+  swebench-run sweep --model sonnet=anthropic/claude-sonnet-4-5 --model gpt5=openai/gpt-5 \
+      --split lite --slice 0:50 --repeats 3 --eval --max-cost 40 --name lite-{date}
+  # the matrix a sweep file makes, without Docker or a model
+  swebench-run sweep -c nightly.yaml --dry-run`,
+		Annotations: map[string]string{annExitCodes: sweepExitCodes},
+		Args:        noArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return runSweep(cmd.Context(), stop, &f, cmd.OutOrStdout(), cmd.ErrOrStderr())
+		},
+	}
+	f.register(cmd.Flags())
+	completeFlags(cmd, map[string]cobra.CompletionFunc{
+		"config":      cobra.FixedCompletions(nil, cobra.ShellCompDirectiveDefault),
+		"split":       completeDataset,
+		"run-config":  completeConfig,
+		"pull":        oneOf("missing", "always", "never"),
+		"image-cache": oneOf("keep", "remove", "budget="),
+		"network":     oneOf("bridge", "none"),
+		"progress":    oneOf("auto", "bar", "lines", "json", "none"),
+		"output":      completeDirs,
+	})
+	return cmd
+}
+
+func (f *sweepFlags) register(fs *pflag.FlagSet) {
+	fs.SortFlags = false
+	f.fs = fs
+
+	fs.StringVarP(&f.file, "config", "c", "", "the sweep file (YAML): models, datasets, repeats, budgets, … (see the README)")
+	fs.StringArrayVar(&f.models, "model", nil, "a model of the matrix, named NAME (default: from MODEL); replaces the file's models")
+	fs.StringArrayVar(&f.runConfig, "run-config", nil, "config file, shipped config or key.path=value override for every model, after the file's config")
+	fs.IntVar(&f.repeats, "repeats", 0, "runs of every model × dataset (default 1)")
+	flagGroup(fs, "Matrix", "config", "model", "run-config", "repeats")
+	metavar(fs, "config", "SWEEP.yaml")
+	metavar(fs, "model", "[NAME=]MODEL")
+	metavar(fs, "run-config", "FILE|KEY=VALUE")
+	metavar(fs, "repeats", "N")
+
+	fs.StringArrayVar(&f.splits, "split", nil, "a dataset of the matrix, as run's --split; replaces the file's datasets")
+	fs.StringVar(&f.filter, "filter", "", "regex matched at the start of instance ids, for every dataset")
+	fs.StringVar(&f.slice, "slice", "", "Python-style slice of every dataset's selection, e.g. 0:50")
+	fs.StringVar(&f.ids, "instance-ids", "", "only these ids: id,id,… or @FILE, for every dataset")
+	fs.StringVar(&f.exclude, "exclude", "", "skip these ids: id,id,… or @FILE")
+	fs.StringVar(&f.shard, "shard", "", "run part I of N (I/N) of every dataset's selection")
+	fs.BoolVar(&f.dryRun, "dry-run", false, "check the sweep (file, configs, models, datasets), print its cells and exit without Docker or a model")
+	flagGroup(fs, groupSelection, "split", "filter", "slice", "instance-ids", "exclude", "shard", "dry-run")
+	metavar(fs, "split", "DATASET")
+	metavar(fs, "filter", "REGEX")
+	metavar(fs, "slice", "START:STOP[:STEP]")
+	metavar(fs, "instance-ids", "IDS")
+	metavar(fs, "exclude", "IDS")
+	metavar(fs, "shard", "I/N")
+
+	f.run.registerDocker(fs)
+
+	fs.StringVar(&f.run.memory, "memory", "", "memory limit per container, e.g. 8g (default unlimited)")
+	fs.Float64Var(&f.run.cpus, "cpus", 0, "CPUs per container (default unlimited)")
+	fs.Int64Var(&f.run.pids, "pids-limit", 0, "process limit per container (default 4096; -1 unlimited)")
+	fs.Float64Var(&f.maxCost, "max-cost", 0, "cost limit in dollars of the whole sweep, across resumes (0 = none; per-model limits: max_cost of a model in the file)")
+	fs.DurationVar(&f.maxDur, "max-duration", 0, "sweep deadline, e.g. 8h: then running instances are cancelled (and retried on resume), the comparison is written and the sweep exits 130 (0 = none)")
+	flagGroup(fs, groupLimits, "memory", "cpus", "pids-limit", "max-cost", "max-duration")
+	metavar(fs, "memory", "SIZE")
+	metavar(fs, "max-cost", "DOLLARS")
+
+	fs.IntVar(&f.maxTries, "max-attempts", 3, "attempts per instance for infrastructure failures, over all resumes")
+	fs.BoolVar(&f.force, "force", false, "resume even if the matrix (cells, models, configs, datasets) differs from the sweep folder's sweep.json")
+	flagGroup(fs, groupResume, "max-attempts", "force")
+
+	fs.BoolVar(&f.eval, "eval", false, "evaluate each prediction as soon as it exists; the comparison then has resolved rates, and the history a line per cell")
+	fs.DurationVar(&f.evalTO, "eval-timeout", eval.DefaultTimeout, "with --eval: time limit of one instance's eval script")
+	flagGroup(fs, groupEval, "eval", "eval-timeout")
+
+	fs.StringVar(&f.name, "name", "", "name template of the sweep folder: {date} (YYYY-MM-DD) and {time} (HHMMSS), local time (default "+defaultSweepName+")")
+	fs.StringVarP(&f.output, "output", "o", "", "folder of the sweep folders and the history file (default "+defaultSweepOutput+")")
+	fs.StringVar(&f.history, "history-file", "", "history file (default <output>/"+compare.HistoryFile+")")
+	fs.StringVar(&f.baseline, "baseline", "", "the model (variant) the others are compared with in compare.json; its regressions are listed")
+	fs.StringVar(&f.run.progress, "progress", "auto", "progress display: auto, bar, lines, json or none")
+	fs.BoolVar(&f.run.quiet, "quiet", false, "no progress display (same as --progress none)")
+	waitFlag(fs, &f.run.wait)
+	flagGroup(fs, groupOutput, "name", "output", "history-file", "baseline", "progress", "quiet", "wait")
+	metavar(fs, "name", "TEMPLATE")
+	metavar(fs, "output", "DIR")
+	metavar(fs, "history-file", "FILE")
+	metavar(fs, "baseline", "NAME")
+	metavar(fs, "progress", "MODE")
+}
+
+// changed reports whether the flag was given on the command line.
+func (f *sweepFlags) changed(name string) bool {
+	return f.fs != nil && f.fs.Changed(name)
+}
+
+// sweepPlan is a sweep resolved from its file and flags: the matrix and how to run it.
+type sweepPlan struct {
+	file     *sweepFile
+	run      runFlags // containers, limits, progress
+	name     string   // the sweep folder's name
+	dir      string   // <output>/<name>
+	history  string
+	datasets []*sweepData
+	models   []*sweepVariant
+	cells    []*sweepCell
+}
+
+// sweepData is one dataset of the matrix.
+type sweepData struct {
+	index  int
+	spec   sweepDataset
+	name   string
+	split  string
+	sel    dataset.Selection
+	loaded *dataset.Loaded
+}
+
+// sweepVariant is one model of the matrix.
+type sweepVariant struct {
+	index int
+	spec  sweepModel
+	name  string
+}
+
+// sweepCell is one run of the matrix: a model on a dataset, one repeat.
+type sweepCell struct {
+	name, variant, dir string
+	repeat             int
+	model              *sweepVariant
+	data               *sweepData
+}
+
+// load reads the sweep file (when given) and applies the flags over it.
+func (f *sweepFlags) load() (*sweepFile, error) {
+	sf := &sweepFile{set: map[string]bool{}, lines: sweepLines{keys: map[string]int{}}}
+	if f.file != "" {
+		var err error
+		if sf, err = readSweepFile(f.file); err != nil {
+			return nil, err
+		}
+	}
+	if len(f.models) > 0 {
+		sf.Models, sf.lines.models = nil, nil
+		for _, m := range f.models {
+			name, mod, ok := strings.Cut(m, "=")
+			if !ok {
+				name, mod = "", m
+			}
+			sf.Models = append(sf.Models, sweepModel{Name: name, Model: mod, fromFlag: true})
+		}
+	}
+	if len(f.splits) > 0 {
+		sf.Datasets, sf.lines.datasets = nil, nil
+		for _, s := range f.splits {
+			sf.Datasets = append(sf.Datasets, sweepDataset{Split: s, fromFlag: true})
+		}
+	}
+	ids, err := parseIDs(f.ids, "--instance-ids")
+	if err != nil {
+		return nil, err
+	}
+	exclude, err := parseIDs(f.exclude, "--exclude")
+	if err != nil {
+		return nil, err
+	}
+	for k := range sf.Datasets {
+		d := &sf.Datasets[k]
+		if f.changed("filter") {
+			d.Filter = f.filter
+		}
+		if f.changed("slice") {
+			d.Slice = f.slice
+		}
+		if f.changed("shard") {
+			d.Shard = f.shard
+		}
+		if ids != nil {
+			d.InstanceIDs = ids
+		}
+		if exclude != nil {
+			d.Exclude = exclude
+		}
+	}
+	sf.Config = append(sf.Config, f.runConfig...)
+	override := func(flag string, apply func()) {
+		if f.changed(flag) {
+			apply()
+		}
+	}
+	override("repeats", func() { sf.Repeats = f.repeats })
+	override("max-cost", func() { sf.MaxCost = f.maxCost })
+	override("max-duration", func() { sf.MaxDuration = f.maxDur })
+	override("eval", func() { sf.Eval = f.eval })
+	override("eval-timeout", func() { sf.EvalTimeout = f.evalTO })
+	override("name", func() { sf.Name = f.name })
+	override("output", func() { sf.Output = f.output })
+	override("history-file", func() { sf.History = f.history })
+	override("baseline", func() { sf.Baseline = f.baseline })
+	override("max-attempts", func() { sf.MaxAttempts = f.maxTries })
+	// Where containers run: the file's value where the flag was not given.
+	r := &f.run
+	fromFile := func(flag string, set bool, apply func()) {
+		if !f.changed(flag) && set {
+			apply()
+		}
+	}
+	fromFile("workers", sf.Workers != 0, func() { r.workers = sf.Workers })
+	fromFile("docker-host", len(sf.DockerHosts) > 0, func() { r.dockerHosts = sf.DockerHosts })
+	fromFile("image-template", sf.ImageTemplate != "", func() { r.imageTemplate = sf.ImageTemplate })
+	fromFile("pull", sf.Pull != "", func() { r.pull = sf.Pull })
+	fromFile("pull-workers", sf.PullWorkers != 0, func() { r.pullWorkers = sf.PullWorkers })
+	fromFile("platform", sf.Platform != "", func() { r.platform = sf.Platform })
+	fromFile("image-cache", sf.ImageCache != "", func() { r.imageCache = sf.ImageCache })
+	fromFile("network", sf.Network != "", func() { r.network = sf.Network })
+	fromFile("memory", sf.Memory != "", func() { r.memory = sf.Memory })
+	fromFile("cpus", sf.CPUs != 0, func() { r.cpus = sf.CPUs })
+	fromFile("pids-limit", sf.PidsLimit != 0, func() { r.pids = sf.PidsLimit })
+	if err := sweepBackend(r, sf.Backend); err != nil {
+		return nil, fmt.Errorf("%s%w", sf.at(sf.lines.keys["backend"]), err)
+	}
+
+	// Defaults.
+	if sf.Name == "" {
+		sf.Name = defaultSweepName
+	}
+	if sf.Output == "" {
+		sf.Output = defaultSweepOutput
+	}
+	if sf.Repeats == 0 && !sf.set["repeats"] && !f.changed("repeats") {
+		sf.Repeats = 1
+	}
+	if sf.MaxAttempts == 0 && !sf.set["max_attempts"] {
+		sf.MaxAttempts = f.maxTries
+	}
+	if sf.EvalTimeout == 0 && !sf.set["eval_timeout"] {
+		sf.EvalTimeout = eval.DefaultTimeout
+	}
+	r.maxAttempts, r.eval, r.evalTimeout, r.maxDuration, r.force = sf.MaxAttempts, sf.Eval, sf.EvalTimeout, sf.MaxDuration, f.force
+	return sf, nil
+}
+
+// sweepBackend applies the sweep file's backend to the run flags. Only Docker engines exist in
+// this build; a backend flag of run's becomes the place to set here.
+func sweepBackend(r *runFlags, name string) error {
+	switch name {
+	case "", "docker":
+		return nil
+	}
+	return fmt.Errorf("backend %q: this build runs sweeps on Docker engines only (backend: docker, docker_hosts: […])", name)
+}
+
+// plan checks the sweep's values and expands its matrix into cells. Nothing is read but the
+// sweep file (datasets, configs and models are checked by prepare).
+func (sf *sweepFile) plan(r runFlags, now time.Time) (*sweepPlan, error) {
+	key := func(k string) string { return sf.at(sf.lines.keys[k]) }
+	switch {
+	case len(sf.Models) == 0:
+		return nil, fmt.Errorf("%w: %sthe sweep has no models: give models: in the sweep file, or --model [NAME=]MODEL", errUsage, sf.at(0))
+	case len(sf.Datasets) == 0:
+		return nil, fmt.Errorf("%w: %sthe sweep has no datasets: give datasets: in the sweep file, or --split DATASET", errUsage, sf.at(0))
+	case sf.Repeats < 1:
+		return nil, fmt.Errorf("%w: %srepeats %d: want at least 1", errUsage, key("repeats"), sf.Repeats)
+	case r.workers < 1:
+		return nil, fmt.Errorf("%w: %sworkers %d: want at least 1", errUsage, key("workers"), r.workers)
+	case r.pullWorkers < 1:
+		return nil, fmt.Errorf("%w: %spull_workers %d: want at least 1", errUsage, key("pull_workers"), r.pullWorkers)
+	case sf.MaxAttempts < 1:
+		return nil, fmt.Errorf("%w: %smax_attempts %d: want at least 1", errUsage, key("max_attempts"), sf.MaxAttempts)
+	case sf.MaxCost < 0:
+		return nil, fmt.Errorf("%w: %smax_cost must not be negative", errUsage, key("max_cost"))
+	case sf.MaxDuration < 0:
+		return nil, fmt.Errorf("%w: %smax_duration must not be negative", errUsage, key("max_duration"))
+	case sf.EvalTimeout <= 0:
+		return nil, fmt.Errorf("%w: %seval_timeout must be positive", errUsage, key("eval_timeout"))
+	}
+	p := &sweepPlan{file: sf, run: r}
+	p.name = expandSweepName(sf.Name, now)
+	if !sweepNameRe.MatchString(p.name) {
+		return nil, fmt.Errorf("%w: %sname %q makes the folder name %q: use letters, digits, '.', '_', '-' and {date}, {time}", errUsage, key("name"), sf.Name, p.name)
+	}
+	p.dir = filepath.Join(sf.Output, p.name)
+	p.history = sf.History
+	if p.history == "" {
+		p.history = filepath.Join(sf.Output, compare.HistoryFile)
+	}
+
+	dataNames := map[string]int{}
+	for k, d := range sf.Datasets {
+		where := sf.datasetAt(k)
+		if d.Split == "" {
+			return nil, fmt.Errorf("%w: %sdatasets[%d] has no split", errUsage, where, k)
+		}
+		sd := &sweepData{index: k, spec: d, name: d.Name, split: d.Split, sel: d.selection()}
+		if !d.fromFlag {
+			sd.split = sf.relToFile(d.Split)
+		}
+		if sd.name == "" {
+			sd.name = namePart(d.Split)
+		}
+		if !sweepNameRe.MatchString(sd.name) {
+			return nil, fmt.Errorf("%w: %sdatasets[%d]: name %q: use letters, digits, '.', '_' and '-' (it names folders)", errUsage, where, k, sd.name)
+		}
+		if prev, dup := dataNames[sd.name]; dup {
+			return nil, fmt.Errorf("%w: %sdatasets[%d]: the name %q is also the name of datasets[%d]%s; give each a distinct name", errUsage, where, k, sd.name, prev, lineNote(sf, sf.lines.datasets, prev))
+		}
+		dataNames[sd.name] = k
+		if err := sd.sel.Validate(); err != nil {
+			return nil, fmt.Errorf("%w: %sdatasets[%d] (%s): %v", errUsage, where, k, sd.name, err)
+		}
+		p.datasets = append(p.datasets, sd)
+	}
+	modelNames := map[string]int{}
+	for k, m := range sf.Models {
+		where := sf.modelAt(k)
+		if m.Model == "" {
+			return nil, fmt.Errorf("%w: %smodels[%d] has no model: (e.g. model: openai/gpt-5)", errUsage, where, k)
+		}
+		if m.MaxCost < 0 {
+			return nil, fmt.Errorf("%w: %smodels[%d]: max_cost must not be negative", errUsage, where, k)
+		}
+		if strings.HasPrefix(m.Model, "scripted:") && !m.fromFlag {
+			m.Model = "scripted:" + sf.relToFile(strings.TrimPrefix(m.Model, "scripted:"))
+		}
+		sv := &sweepVariant{index: k, spec: m, name: m.Name}
+		if sv.name == "" {
+			sv.name = namePart(m.Model)
+		}
+		if !sweepNameRe.MatchString(sv.name) {
+			return nil, fmt.Errorf("%w: %smodels[%d]: name %q: use letters, digits, '.', '_' and '-' (it names folders)", errUsage, where, k, sv.name)
+		}
+		if prev, dup := modelNames[sv.name]; dup {
+			return nil, fmt.Errorf("%w: %smodels[%d]: duplicate name %q (also models[%d]%s): two settings of one model are two models, each with its own name", errUsage, where, k, sv.name, prev, lineNote(sf, sf.lines.models, prev))
+		}
+		modelNames[sv.name] = k
+		p.models = append(p.models, sv)
+	}
+	if sf.Baseline != "" {
+		if _, ok := modelNames[sf.Baseline]; !ok && len(p.datasets) == 1 {
+			return nil, fmt.Errorf("%w: %sbaseline %q names no model; the models are %s", errUsage, key("baseline"), sf.Baseline, strings.Join(sortedNames(modelNames), ", "))
+		}
+	}
+	cellNames := map[string]*sweepCell{}
+	for _, m := range p.models {
+		for _, d := range p.datasets {
+			variant := m.name
+			if len(p.datasets) > 1 {
+				variant += "-" + d.name
+			}
+			for r := 1; r <= sf.Repeats; r++ {
+				name := variant
+				if sf.Repeats > 1 {
+					name = fmt.Sprintf("%s-r%d", variant, r)
+				}
+				c := &sweepCell{name: name, variant: variant, dir: name, repeat: r, model: m, data: d}
+				if reservedSweepNames[strings.ToLower(name)] {
+					return nil, fmt.Errorf("%w: %smodels[%d] (%s): the cell name %q is taken by a file of the sweep folder; rename the model", errUsage, sf.modelAt(m.index), m.index, m.name, name)
+				}
+				if prev, dup := cellNames[name]; dup {
+					return nil, fmt.Errorf("%w: %smodels[%d] (%s): duplicate cell name %q: also the cell of models[%d] (%s)%s; rename one of the models",
+						errUsage, sf.modelAt(m.index), m.index, m.name, name, prev.model.index, prev.model.name, lineNote(sf, sf.lines.models, prev.model.index))
+				}
+				cellNames[name] = c
+				p.cells = append(p.cells, c)
+			}
+		}
+	}
+	if sf.Baseline != "" && len(p.datasets) > 1 {
+		found := false
+		for _, c := range p.cells {
+			found = found || c.variant == sf.Baseline
+		}
+		if !found {
+			return nil, fmt.Errorf("%w: %sbaseline %q names no variant; with several datasets the variants are MODEL-DATASET, e.g. %s", errUsage, key("baseline"), sf.Baseline, p.cells[0].variant)
+		}
+	}
+	return p, nil
+}
+
+// reservedSweepNames are the files of a sweep folder that no cell may be named as.
+var reservedSweepNames = map[string]bool{
+	compare.SweepFile: true, sweepCompareJSON: true, sweepCompareMD: true, results.LogFile: true, results.LockFile: true,
+}
+
+// lineNote is " on line N" for entry k of a list of the sweep file.
+func lineNote(sf *sweepFile, lines []int, k int) string {
+	if sf.path == "" || k >= len(lines) {
+		return ""
+	}
+	return fmt.Sprintf(" on line %d", lines[k])
+}
+
+func sortedNames(m map[string]int) []string {
+	out := make([]string, 0, len(m))
+	for n := range m {
+		out = append(out, n)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// printPlan prints the cells of a sweep (the dry run).
+func printPlan(w io.Writer, p *sweepPlan) {
+	fmt.Fprintf(w, "sweep %s: %d cells (%d models × %d datasets × %d repeats)\n", p.dir, len(p.cells), len(p.models), len(p.datasets), p.file.Repeats)
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "CELL\tVARIANT\tREPEAT\tMODEL\tDATASET\tINSTANCES")
+	for _, c := range p.cells {
+		n := "?"
+		if c.data.loaded != nil {
+			n = fmt.Sprint(len(c.data.loaded.Instances))
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\t%s\n", c.name, c.variant, c.repeat, c.model.spec.Model, c.data.split, n)
+	}
+	tw.Flush()
+}
