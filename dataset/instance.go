@@ -61,6 +61,20 @@ func (i *Instance) ImageName(template string) (string, error) {
 	return ExpandImageTemplate(template, i.InstanceID, i.Repo)
 }
 
+// ApplyImageTemplate gives every instance the image of template, over the row's own image
+// column: what an explicitly given --image-template means (a registry mirror, images built
+// elsewhere). Without it, the template only names the images of rows that have none.
+func ApplyImageTemplate(insts []Instance, template string) error {
+	for i := range insts {
+		img, err := ExpandImageTemplate(template, insts[i].InstanceID, insts[i].Repo)
+		if err != nil {
+			return fmt.Errorf("--image-template %q, instance %s: %w", template, insts[i].InstanceID, err)
+		}
+		insts[i].Image = img
+	}
+	return nil
+}
+
 // ExpandImageTemplate expands an image template (see DefaultImageTemplate for the placeholders)
 // for one instance id. An empty template means DefaultImageTemplate.
 func ExpandImageTemplate(template, instanceID, repo string) (string, error) {

@@ -330,3 +330,26 @@ printf '%s\n' "${COMPREPLY[@]}"`
 		}
 	}
 }
+
+// --image-template names the images of rows without an image column; given explicitly, it names
+// every row's (a registry mirror of SWE-bench's images, whose rows carry an image column).
+func TestImageTemplateExplicitOverridesRowImage(t *testing.T) {
+	split := filepath.Join(testenv.RepoRoot(t), "demo", "dataset.jsonl")
+	tests := []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"row image", nil, "demo__confparse-31\tswebench-run-demo/sweb.eval.x86_64.demo_1776_confparse-31:latest\n"},
+		{"explicit template", []string{"--image-template", "ghcr.io/mirror/{id}:v1"}, "demo__confparse-31\tghcr.io/mirror/demo__confparse-31:v1\n"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			args := append([]string{"run", "--split", split, "--dry-run", "--slice", "0:1"}, tt.args...)
+			code, stdout, stderr := runCLI(t, args...)
+			if code != 0 || stdout != tt.want {
+				t.Errorf("exit %d, stdout %q, want %q\n%s", code, stdout, tt.want, stderr)
+			}
+		})
+	}
+}

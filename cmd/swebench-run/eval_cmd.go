@@ -23,6 +23,7 @@ type evalFlags struct {
 	workers                                     int
 	timeout                                     time.Duration
 	redo, wait                                  bool
+	imageTemplateSet                            bool // --image-template given: it names every row's image
 }
 
 func newEvalCmd(stop <-chan struct{}) *cobra.Command {
@@ -48,6 +49,7 @@ them again). With --from-logs, regrades existing logs without containers.`,
   130  interrupted (Ctrl-C, SIGTERM or SIGHUP): rerun the same command to resume`},
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			f.imageTemplateSet = cmd.Flags().Changed("image-template")
 			return runEval(cmd.Context(), stop, &f, cmd.OutOrStdout(), cmd.ErrOrStderr())
 		},
 	}
@@ -65,7 +67,7 @@ them again). With --from-logs, regrades existing logs without containers.`,
 
 	fs.IntVar(&f.workers, "workers", 4, "instances evaluated at once")
 	fs.DurationVar(&f.timeout, "timeout", eval.DefaultTimeout, "time limit of one instance's eval script (e.g. 1800s, 30m)")
-	fs.StringVar(&f.imageTemplate, "image-template", dataset.DefaultImageTemplate, "image for rows without an image column (as for run)")
+	fs.StringVar(&f.imageTemplate, "image-template", dataset.DefaultImageTemplate, "image of every row when given, else of rows without an image column (as for run)")
 	fs.StringVar(&f.pull, "pull", "missing", "when to pull images: missing, always or never")
 	fs.StringVar(&f.dockerHost, "docker-host", "", "Docker engine address (default DOCKER_HOST or the local socket)")
 	flagGroup(fs, "Docker", "workers", "timeout", "image-template", "pull", "docker-host")
@@ -115,6 +117,11 @@ func runEval(ctx context.Context, stop <-chan struct{}, f *evalFlags, stdout, st
 		return err
 	}
 	insts := loaded.Instances
+	if f.imageTemplateSet {
+		if err := dataset.ApplyImageTemplate(insts, f.imageTemplate); err != nil {
+			return fmt.Errorf("%w: %v", errUsage, err)
+		}
+	}
 
 	var preds map[string]eval.Prediction
 	if f.predsPath == "gold" {

@@ -36,6 +36,7 @@ type runFlags struct {
 	sel                        dataset.Selection
 	ids, exclude               string
 	imageTemplate, pull        string
+	imageTemplateSet           bool // --image-template given: it names every row's image
 	dockerHosts                []string
 	pullWorkers                int
 	platform, imageCache       string
@@ -92,6 +93,7 @@ run is the default command: 'swebench-run --split … --model …' is 'swebench-
 		},
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			f.imageTemplateSet = cmd.Flags().Changed("image-template")
 			return runBatch(cmd.Context(), stop, &f, cmd.OutOrStdout(), cmd.ErrOrStderr())
 		},
 	}
@@ -171,7 +173,7 @@ func (f *runFlags) register(fs *pflag.FlagSet) {
 func (f *runFlags) registerDocker(fs *pflag.FlagSet) {
 	fs.IntVar(&f.workers, "workers", 4, "instances run at once")
 	fs.StringArrayVar(&f.dockerHosts, "docker-host", nil, "Docker engine URL[,workers=N] (unix://, tcp:// with DOCKER_CERT_PATH/DOCKER_TLS_VERIFY, ssh://user@host); several spread the instances over the engines by free capacity (default DOCKER_HOST or the local socket, with --workers)")
-	fs.StringVar(&f.imageTemplate, "image-template", dataset.DefaultImageTemplate, "image name for rows without an image column; placeholders {instance_id} (Docker Hub form), {id}, {arch}")
+	fs.StringVar(&f.imageTemplate, "image-template", dataset.DefaultImageTemplate, "image of every row, over its image column when given (a registry mirror); by default only rows without an image/image_name/docker_image column use it; placeholders {instance_id} (Docker Hub form), {id}, {arch}, {repo}")
 	fs.StringVar(&f.pull, "pull", "missing", "when to pull images: missing, always or never")
 	fs.IntVar(&f.pullWorkers, "pull-workers", 4, "concurrent image pulls per engine")
 	fs.StringVar(&f.platform, "platform", "linux/amd64", "image platform (SWE-bench images are linux/amd64; other hosts run them under emulation)")
@@ -262,6 +264,11 @@ func runBatch(ctx context.Context, stop <-chan struct{}, f *runFlags, stdout, st
 		return err
 	}
 	insts := loaded.Instances
+	if f.imageTemplateSet {
+		if err := dataset.ApplyImageTemplate(insts, f.imageTemplate); err != nil {
+			return fmt.Errorf("%w: %v", errUsage, err)
+		}
+	}
 	if f.eval {
 		// Refuse before any model call, not when the first prediction is graded.
 		if err := eval.CheckInstances(insts); err != nil {

@@ -290,7 +290,8 @@ func (f *sweepFlags) load() (*sweepFile, error) {
 	}
 	fromFile("workers", sf.Workers != 0, func() { r.workers = sf.Workers })
 	fromFile("docker-host", len(sf.DockerHosts) > 0, func() { r.dockerHosts = sf.DockerHosts })
-	fromFile("image-template", sf.ImageTemplate != "", func() { r.imageTemplate = sf.ImageTemplate })
+	r.imageTemplateSet = f.changed("image-template")
+	fromFile("image-template", sf.ImageTemplate != "", func() { r.imageTemplate, r.imageTemplateSet = sf.ImageTemplate, true })
 	fromFile("pull", sf.Pull != "", func() { r.pull = sf.Pull })
 	fromFile("pull-workers", sf.PullWorkers != 0, func() { r.pullWorkers = sf.PullWorkers })
 	fromFile("platform", sf.Platform != "", func() { r.platform = sf.Platform })

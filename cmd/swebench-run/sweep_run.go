@@ -133,6 +133,16 @@ func (p *sweepPlan) prepare(ctx context.Context, stderr io.Writer) (*sweepState,
 		if err != nil {
 			return nil, fmt.Errorf("%sdatasets[%d] (%s): %w", sf.datasetAt(d.index), d.index, d.name, err)
 		}
+		// An image template given explicitly (the dataset's, else the sweep's) names every row's
+		// image, as --image-template does for run.
+		if tmpl := d.spec.ImageTemplate; tmpl != "" || p.run.imageTemplateSet {
+			if tmpl == "" {
+				tmpl = p.run.imageTemplate
+			}
+			if err := dataset.ApplyImageTemplate(loaded.Instances, tmpl); err != nil {
+				return nil, fmt.Errorf("%sdatasets[%d] (%s): %w", sf.datasetAt(d.index), d.index, d.name, err)
+			}
+		}
 		if sf.Eval {
 			if err := eval.CheckInstances(loaded.Instances); err != nil {
 				return nil, fmt.Errorf("%sdatasets[%d] (%s): %w", sf.datasetAt(d.index), d.index, d.name, err)
