@@ -29,7 +29,8 @@
 #   SWEBENCH_KUBE_NODE_IP (default: the address of the default route's interface),
 #   SWEBENCH_KUBE_APISERVER_PORT (default 16443), SWEBENCH_KUBE_ETCD_PORT (default 23790),
 #   SWEBENCH_KUBE_BRIDGE (default swkube0), SWEBENCH_KUBE_POD_SUBNET (default 10.244.77.0/24),
-#   SWEBENCH_KUBE_NODE (node name, default swebench-run-node).
+#   SWEBENCH_KUBE_NODE (node name, default swebench-run-node), SWEBENCH_KUBE_POD_PIDS_LIMIT
+#   (the kubelet's podPidsLimit, the process limit of every pod, default 1024).
 set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -100,6 +101,8 @@ healthy() {
 		[[ -n $(pid_of "$p") ]] || return 1
 	done
 	[[ -f $KUBECONFIG_PATH && -x $(kube_bin)/kubectl ]] || return 1
+	# A kubelet started with other settings (an older kube-up) is restarted.
+	grep -qx "podPidsLimit: ${SWEBENCH_KUBE_POD_PIDS_LIMIT:-1024}" "$KUBE_DIR/kubelet.yaml" 2>/dev/null || return 1
 	kctl get --raw /readyz >/dev/null 2>&1 && node_ready
 }
 
@@ -460,6 +463,11 @@ write_kubelet_config() {
 		clusterDomain: cluster.local
 		resolvConf: /etc/resolv.conf
 		maxPods: 110
+		# Every pod's processes (threads included) are bounded, as Docker's --pids-limit bounds a
+		# container's: a fork bomb in a pod fills its own limit, not the machine's pid space
+		# (kernel.pid_max is 32768 here). Kubernetes has no per-pod setting: this is the one
+		# limit of the node's pods; 1024 is ample for the test and demo images.
+		podPidsLimit: ${SWEBENCH_KUBE_POD_PIDS_LIMIT:-1024}
 	EOF
 }
 
