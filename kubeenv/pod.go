@@ -99,12 +99,8 @@ func Owner() string {
 
 // podFor builds the pod of spec (defaults applied).
 func (c *Cluster) podFor(spec sandbox.Spec) (*corev1.Pod, error) {
-	switch spec.Limits.NetworkMode {
-	case "", "bridge", "default":
-	case "none":
-		return nil, fmt.Errorf("kubernetes: a pod's network cannot be turned off (network mode none); deny the pods' traffic with a NetworkPolicy selecting %s=%s instead", LabelManagedBy, ManagedBy)
-	default:
-		return nil, fmt.Errorf("kubernetes: network mode %q: pods use the cluster's network (leave the network mode empty)", spec.Limits.NetworkMode)
+	if err := CheckLimits(spec.Limits); err != nil {
+		return nil, err
 	}
 	now := time.Now().UTC().Format(time.RFC3339)
 	labels := map[string]string{}
@@ -183,6 +179,18 @@ func (c *Cluster) podFor(spec sandbox.Spec) (*corev1.Pod, error) {
 		})
 	}
 	return pod, nil
+}
+
+// CheckLimits reports limits a pod cannot have: a network mode other than the cluster's
+// network ("", "bridge"). Limits.PidsLimit is not honoured per pod (see resources).
+func CheckLimits(l sandbox.Limits) error {
+	switch l.NetworkMode {
+	case "", "bridge":
+		return nil
+	case "none":
+		return fmt.Errorf("kubernetes: a pod's network cannot be turned off (--network none); deny the pods' traffic with a NetworkPolicy selecting %s=%s instead", LabelManagedBy, ManagedBy)
+	}
+	return fmt.Errorf("kubernetes: network mode %q: pods use the cluster's network (leave --network empty)", l.NetworkMode)
 }
 
 // resources maps the limits to the container's limits, and the config's requests (default: the
