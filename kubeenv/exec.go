@@ -317,6 +317,13 @@ wait:
 		// refused the exec): that is the sandbox's failure, not the command's.
 		return sandbox.ExecResult{}, p.classify(ctx, fmt.Errorf("exec in %s: exit code %d before the command started: %s", p.name, code, strings.TrimSpace(out.String())))
 	}
+	if code >= 128 && !timedOut {
+		// Killed by a signal: by the command itself, the kernel (OOM), or the end of the pod
+		// (deleted, evicted, its lifetime over), whose container's processes all die.
+		if died := p.ended(ctx, fmt.Errorf("exec in %s: the command was killed (exit code %d)", p.name, code)); died != nil {
+			return sandbox.ExecResult{}, died
+		}
+	}
 	res := sandbox.ExecResult{
 		Output:         out.String(),
 		ExitCode:       code,

@@ -605,6 +605,24 @@ func (p *Pod) classify(ctx context.Context, opErr error) error {
 	}
 }
 
+// ended returns a *sandbox.DiedError when the pod is gone, ending or ended (one look, no
+// waiting), nil otherwise.
+func (p *Pod) ended(ctx context.Context, opErr error) error {
+	gctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+	defer cancel()
+	pod, err := p.c.cs.CoreV1().Pods(p.c.ns).Get(gctx, p.name, metav1.GetOptions{})
+	switch {
+	case apierrors.IsNotFound(err):
+		return &sandbox.DiedError{Name: p.name, ExitCode: -1, Err: fmt.Errorf("the pod was deleted: %w", opErr)}
+	case err != nil:
+		return nil
+	}
+	if died := p.diedFrom(ctx, pod, opErr); died != nil {
+		return died
+	}
+	return nil
+}
+
 // diedFrom returns the *sandbox.DiedError that pod's state shows, nil when it looks alive.
 func (p *Pod) diedFrom(ctx context.Context, pod *corev1.Pod, opErr error) *sandbox.DiedError {
 	died := func(code int, oom bool, why string) *sandbox.DiedError {
