@@ -151,11 +151,6 @@ const phasePending = "pending"
 // openBackend opens the run's backend: Docker engines (connectDocker) or a Kubernetes cluster.
 func (b *backendFlags) openBackend(ctx context.Context, cfg *configs.Config, s kubeSettings, connectDocker func() (sandboxes, func(), error)) (sandboxes, func(), error) {
 	if b.backend != backendKubernetes {
-		if len(cfg.Kubernetes) > 0 {
-			if _, err := kubeenv.DecodeConfig(cfg.Kubernetes); err != nil {
-				return nil, nil, err // a bad section is an error with any backend
-			}
-		}
 		return connectDocker()
 	}
 	s.section = cfg.Kubernetes

@@ -25,6 +25,7 @@ import (
 	"github.com/swebench-run/swebench-run/dataset"
 	"github.com/swebench-run/swebench-run/dockerenv"
 	"github.com/swebench-run/swebench-run/eval"
+	"github.com/swebench-run/swebench-run/kubeenv"
 	"github.com/swebench-run/swebench-run/model"
 	"github.com/swebench-run/swebench-run/results"
 	"github.com/swebench-run/swebench-run/runner"
@@ -239,6 +240,9 @@ func runBatch(ctx context.Context, stop <-chan struct{}, f *runFlags, stdout, st
 	cfg, err := configs.Load(files, overrides)
 	if err != nil {
 		return err
+	}
+	if _, err := kubeenv.DecodeConfig(cfg.Kubernetes); err != nil {
+		return err // checked with any backend, before a dataset or a model is loaded
 	}
 	if f.model != "" {
 		cfg.Model.ModelName = f.model
