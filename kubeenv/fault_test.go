@@ -174,10 +174,13 @@ func TestUnschedulableWaits(t *testing.T) {
 // A sweep for orphans deletes the pods whose heartbeat went stale, and keeps those whose owner
 // renews it.
 func TestHeartbeatSweep(t *testing.T) {
-	owner := newCluster(t, kubeenv.Options{HeartbeatInterval: 300 * time.Millisecond})
+	// A namespace of its own: a sweep for orphans with a short StaleAfter would take the pods
+	// of tests running beside this one, which renew no heartbeat.
+	ns := kubetest.Cluster(t).NewNamespace(t)
+	owner := newCluster(t, kubeenv.Options{Namespace: ns, HeartbeatInterval: 300 * time.Millisecond})
 	// Another machine's view: the owner process is not one of its own, only the heartbeat
 	// counts (the pods of this test are owned by this process, which is alive).
-	sweeper := newCluster(t, kubeenv.Options{StaleAfter: 2 * time.Second})
+	sweeper := newCluster(t, kubeenv.Options{Namespace: ns, StaleAfter: 2 * time.Second})
 	ctx := context.Background()
 
 	alive := start(t, owner, sandbox.Spec{InstanceID: "heart__beats-1"})
@@ -187,7 +190,7 @@ func TestHeartbeatSweep(t *testing.T) {
 	go func() { defer wg.Done(); _ = owner.Heartbeat(hctx) }()
 	t.Cleanup(func() { stop(); wg.Wait() })
 
-	quiet := newCluster(t, kubeenv.Options{}) // starts pods and never renews their heartbeat
+	quiet := newCluster(t, kubeenv.Options{Namespace: ns}) // starts pods and never renews their heartbeat
 	stale := start(t, quiet, sandbox.Spec{InstanceID: "heart__stopped-1"})
 
 	if n, err := sweeper.Sweep(ctx, sandbox.Selector{Orphaned: true}); err != nil || n != 0 {
@@ -217,7 +220,7 @@ const envChild = "KUBEENV_TEST_CHILD_RUN"
 // childMain is the process TestKilledOwner kills with SIGKILL.
 func childMain() int {
 	run := os.Getenv(envChild)
-	c, err := kubeenv.New(context.Background(), kubeenv.Options{Kubeconfig: os.Getenv("KUBECONFIG"), Pull: kubeenv.PullNever})
+	c, err := kubeenv.New(context.Background(), kubeenv.Options{Kubeconfig: os.Getenv("KUBECONFIG"), Namespace: os.Getenv("KUBEENV_TEST_NAMESPACE"), Pull: kubeenv.PullNever})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
@@ -235,11 +238,12 @@ func childMain() int {
 // deletes them at once (the owner's pid is gone), before their heartbeat goes stale.
 func TestKilledOwner(t *testing.T) {
 	env := kubetest.Cluster(t)
-	c := newCluster(t, kubeenv.Options{StaleAfter: time.Hour})
+	ns := env.NewNamespace(t)
+	c := newCluster(t, kubeenv.Options{Namespace: ns, StaleAfter: time.Hour})
 	run := fmt.Sprintf("kubeenv-killed-%d", time.Now().UnixNano())
 	t.Cleanup(func() { _, _ = c.Sweep(context.Background(), sandbox.Selector{RunID: run}) })
 	cmd := exec.Command(os.Args[0], "-test.run=^$")
-	cmd.Env = append(os.Environ(), envChild+"="+run, "KUBECONFIG="+env.Kubeconfig)
+	cmd.Env = append(os.Environ(), envChild+"="+run, "KUBECONFIG="+env.Kubeconfig, "KUBEENV_TEST_NAMESPACE="+ns)
 	cmd.Stderr = os.Stderr
 	out, err := cmd.StdoutPipe()
 	if err != nil {

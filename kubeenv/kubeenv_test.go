@@ -19,14 +19,19 @@ func TestMain(m *testing.M) {
 	os.Exit(kubetest.Main(m))
 }
 
-// newCluster returns a Cluster of the test cluster with opts (Capacity, Pull never by default).
+// newCluster returns a Cluster of the test cluster with opts (Pull never by default; the
+// namespace of the test cluster's kubeconfig unless opts.Namespace).
 func newCluster(t *testing.T, opts kubeenv.Options) *kubeenv.Cluster {
 	t.Helper()
 	env := kubetest.Cluster(t)
 	if opts.Pull == "" {
 		opts.Pull = kubeenv.PullNever // the test cluster has no registry
 	}
-	c, err := kubeenv.NewForConfig(context.Background(), env.Config, env.Namespace, opts)
+	ns := env.Namespace
+	if opts.Namespace != "" {
+		ns = opts.Namespace
+	}
+	c, err := kubeenv.NewForConfig(context.Background(), env.Config, ns, opts)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -22,7 +22,7 @@
 # the path (about a second). After a crash or a half start it runs scripts/kube-down.sh and
 # starts again. A failed start is cleaned up the same way (the logs stay in $SWEBENCH_KUBE_DIR/logs).
 #
-# Usage: scripts/kube-up.sh
+# Usage: scripts/kube-up.sh [--status]   (--status: exit 0 when the cluster is up and healthy, start nothing)
 # Environment: SWEBENCH_KUBE_DIR (default /var/lib/swebench-run-kube), SWEBENCH_KUBE_CACHE
 #   (default /var/cache/swebench-run/kube), SWEBENCH_KUBE_VERSION (default v1.34.4),
 #   SWEBENCH_KUBE_IMAGES (more local Docker images to import, space separated),
@@ -40,22 +40,26 @@ source "$here/lib.sh"
 # shellcheck source=scripts/kube-lib.sh
 source "$here/kube-lib.sh"
 
+status_only=0
 case "${1:-}" in
 "") ;;
+--status) status_only=1 ;;
 -h | --help)
 	sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'
 	exit 0
 	;;
-*) die "unknown argument '$1' (usage: $0)" ;;
+*) die "unknown argument '$1' (usage: $0 [--status])" ;;
 esac
 
 # stdout is for the kubeconfig path only: everything else, ours and the tools', goes to stderr.
 exec 3>&1 1>&2
 
-[[ $(id -u) == 0 ]] || die "the test cluster needs root (containerd, kubelet, mounts, network); rerun as root"
-mkdir -p "$KUBE_DIR"
-exec 9>"$KUBE_LOCK"
-flock -w 1800 9 || die "another kube-up.sh or kube-down.sh holds $KUBE_LOCK for more than 30 minutes (a cold build takes up to 18)"
+[[ $(id -u) == 0 || $status_only == 1 ]] || die "the test cluster needs root (containerd, kubelet, mounts, network); rerun as root"
+if ((!status_only)); then
+	mkdir -p "$KUBE_DIR"
+	exec 9>"$KUBE_LOCK"
+	flock -w 1800 9 || die "another kube-up.sh or kube-down.sh holds $KUBE_LOCK for more than 30 minutes (a cold build takes up to 18)"
+fi
 
 t0=$(date +%s.%N)
 elapsed() { awk -v now="$(date +%s.%N)" -v t0="$t0" 'BEGIN { printf "%.1f", now - t0 }'; }
@@ -559,6 +563,11 @@ start_cluster() {
 }
 
 # --- main ----------------------------------------------------------------------------------
+if ((status_only)); then
+	# Exit status only: 0 when the cluster is up and healthy (nothing is started or changed).
+	[[ -f $KUBE_DIR/bin-dir ]] && healthy
+	exit
+fi
 install_missing
 ensure_docker_images
 

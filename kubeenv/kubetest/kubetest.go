@@ -21,6 +21,7 @@ import (
 	"testing"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
@@ -139,6 +140,32 @@ func open(path string) (*Env, error) {
 		return nil, err
 	}
 	return &Env{Kubeconfig: path, Config: config, Client: cs, Namespace: ns}, nil
+}
+
+// NewNamespace creates a namespace of its own for t (its pods cannot meet other tests' pods, and a
+// sweep in it touches nothing else), waits for its default ServiceAccount, and deletes it when t
+// ends.
+func (e *Env) NewNamespace(t testing.TB) string {
+	t.Helper()
+	ctx := context.Background()
+	ns, err := e.Client.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{
+		GenerateName: "swebench-run-test-",
+		Labels:       map[string]string{"swebench-run/test": "1"},
+	}}, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatalf("create a test namespace: %v", err)
+	}
+	t.Cleanup(func() {
+		_ = e.Client.CoreV1().Namespaces().Delete(context.Background(), ns.Name, metav1.DeleteOptions{})
+	})
+	for deadline := time.Now().Add(time.Minute); ; time.Sleep(100 * time.Millisecond) {
+		if _, err := e.Client.CoreV1().ServiceAccounts(ns.Name).Get(ctx, "default", metav1.GetOptions{}); err == nil {
+			return ns.Name
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("namespace %s got no default ServiceAccount within a minute", ns.Name)
+		}
+	}
 }
 
 // lockUsers takes a shared lock that says this process may use the test cluster.
