@@ -372,6 +372,28 @@ func (p *Pod) waitRunning(ctx context.Context, pod *corev1.Pod) error {
 			c.opts.OnPending(p.spec.InstanceID, "")
 		}
 	}()
+	// Once the pod is scheduled, exec probes find the container running as soon as it runs:
+	// the kubelet reports a started container in the pod's status only at its next relist of
+	// the runtime (every second), which would add half a second to every start.
+	probed := make(chan struct{})
+	pctx, stopProbe := context.WithCancel(ctx)
+	var probeWG sync.WaitGroup
+	defer func() { stopProbe(); probeWG.Wait() }()
+	probing := false
+	probe := func() {
+		defer probeWG.Done()
+		for {
+			if _, code, err := p.run(pctx, []string{"true"}, nil); err == nil && code == 0 {
+				close(probed)
+				return
+			}
+			select {
+			case <-pctx.Done():
+				return
+			case <-time.After(probeInterval):
+			}
+		}
+	}
 	check := func(pod *corev1.Pod) (bool, error) {
 		if pod.UID != p.uid {
 			return false, fmt.Errorf("pod %s was replaced while it started", p.name)
@@ -402,6 +424,11 @@ func (p *Pod) waitRunning(ctx context.Context, pod *corev1.Pod) error {
 				}
 			}
 			return false, nil
+		}
+		if pod.Spec.NodeName != "" && !probing {
+			probing = true
+			probeWG.Add(1)
+			go probe()
 		}
 		if pod.Spec.NodeName != "" && scheduled.IsZero() {
 			scheduled, node = time.Now(), pod.Spec.NodeName
@@ -486,6 +513,9 @@ func (p *Pod) waitRunning(ctx context.Context, pod *corev1.Pod) error {
 					if err := timeouts(); err != nil {
 						return false, err
 					}
+				case <-probed:
+					p.node = node
+					return true, nil
 				case ev, open := <-w.ResultChan():
 					if !open {
 						return false, nil // the API server ended the watch: start another
@@ -535,6 +565,9 @@ func podCondition(pod *corev1.Pod, t corev1.PodConditionType) *corev1.PodConditi
 	}
 	return nil
 }
+
+// probeInterval is the pause between two exec probes of a starting pod.
+const probeInterval = 50 * time.Millisecond
 
 // deleteTimeout bounds pod deletion, which runs even after the run was cancelled.
 const deleteTimeout = 30 * time.Second
