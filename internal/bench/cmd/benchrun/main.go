@@ -262,7 +262,7 @@ func report(outPath, table string, took time.Duration) string {
 		time.Now().UTC().Format("2006-01-02 15:04 UTC"), host, runtime.GOOS, runtime.GOARCH, runtime.NumCPU(),
 		strings.TrimSpace(string(dv)), strings.TrimSpace(string(drv)), runtime.Version())
 	if len(prior) > 0 {
-		b.WriteString("assembled from separate runs (benchrun -from). ")
+		b.WriteString("assembled from separate runs (benchrun -from or -keep; edit this line to say which rows come from when). ")
 	} else {
 		fmt.Fprintf(&b, "the run took %s. ", took.Round(time.Second))
 	}
