@@ -264,3 +264,22 @@ func TestKubeCleanup(t *testing.T) {
 		t.Errorf("pods of %s: %v, want its one pod untouched", runB, pods)
 	}
 }
+
+// eval --backend kubernetes grades predictions in pods: the gold patches of two demo instances
+// resolve, and no pod is left.
+func TestKubeEval(t *testing.T) {
+	env, split := kubeDemo(t)
+	out := t.TempDir()
+	runID := fmt.Sprintf("kube-eval-%d", time.Now().UnixNano())
+	code, stdout, stderr := runCLI(t, "eval", "--predictions", "gold", "--split", split, "--instance-ids", "demo__confparse-31,demo__pagination-1",
+		"--backend", "kubernetes", "--pull", "never", "--workers", "2", "--run-id", runID, "-o", out)
+	if code != 0 {
+		t.Fatalf("exit code %d, stderr:\n%s", code, stderr)
+	}
+	if !strings.Contains(stdout, "2 resolved, 0 unresolved") {
+		t.Errorf("eval summary %q, want 2 resolved", stdout)
+	}
+	if pods := runPods(t, env, runID); len(pods) != 0 {
+		t.Errorf("pods left after eval: %v", pods)
+	}
+}
