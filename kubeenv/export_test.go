@@ -1,4 +1,4 @@
 package kubeenv
 
-// ForceSPDY makes the executors skip WebSocket (tests compare the two).
+// SetForceSPDY makes the executors skip WebSocket, so that tests cover the SPDY fallback.
 func SetForceSPDY(v bool) { forceSPDY = v }
