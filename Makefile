@@ -3,8 +3,9 @@ GO      ?= go
 BIN     := bin/swebench-run
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 DEMO_OUT ?= runs/demo
+DEMO_KUBE_OUT ?= runs/demo-kube
 
-.PHONY: build test testdata unit demo images lint bench clean kube-up kube-down
+.PHONY: build test testdata unit demo demo-kube images lint bench clean kube-up kube-down
 
 build:
 	$(GO) build -ldflags "-X main.version=$(VERSION)" -o $(BIN) ./cmd/swebench-run
@@ -32,6 +33,19 @@ unit:
 # The offline demo: the scripted model solves every demo instance in its own container.
 demo: build images
 	$(BIN) run --split demo/dataset.jsonl --model scripted --workers 4 -o $(DEMO_OUT) --redo-existing --eval
+
+# The same demo on Kubernetes: the local test cluster (scripts/kube-up.sh, as root; started when
+# down, left running — `make kube-down` stops it), one pod per instance and per evaluation, then a
+# check that no pod of the run is left.
+demo-kube: build images
+	@kubeconfig=$$(scripts/kube-up.sh) && \
+	run_id=demo-kube-$$(date +%Y%m%d-%H%M%S) && \
+	KUBECONFIG=$$kubeconfig $(BIN) run --split demo/dataset.jsonl --model scripted --workers 4 -o $(DEMO_KUBE_OUT) \
+		--redo-existing --eval --backend kubernetes --pull never --run-id $$run_id && \
+	left=$$("$$(cat $${SWEBENCH_KUBE_DIR:-/var/lib/swebench-run-kube}/bin-dir)/kubectl" --kubeconfig "$$kubeconfig" get pods \
+		-l swebench-run/run-id=$$run_id -o name) && \
+	if [ -n "$$left" ]; then echo "pods left by the demo: $$left" >&2; exit 1; fi && \
+	echo "no pod of run $$run_id left" >&2
 
 lint:
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \

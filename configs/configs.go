@@ -43,7 +43,11 @@ type Config struct {
 	Environment Environment  `yaml:"environment"`
 	Model       Model        `yaml:"model"`
 	Run         Run          `yaml:"run"`
-	Ignored     []string     `yaml:"-"` // key paths that mean nothing here, reported once
+	// Kubernetes is the kubernetes section, the Kubernetes backend's settings (pod placement,
+	// service account, runtime class, …), kept as written: package kubeenv decodes and
+	// validates it (kubeenv.DecodeConfig) when --backend kubernetes is chosen.
+	Kubernetes map[string]any `yaml:"kubernetes"`
+	Ignored    []string       `yaml:"-"` // key paths that mean nothing here, reported once
 	// Layout is the layout detected in the files: LayoutV2 (the default) or LayoutV1, whose
 	// loop runs with mini-swe-agent 1.x semantics; LayoutEvidence names the keys that decided.
 	Layout         string         `yaml:"-"`
@@ -129,6 +133,7 @@ var sections = map[string]reflect.Type{
 	"environment": reflect.TypeFor[Environment](),
 	"model":       reflect.TypeFor[model.Config](),
 	"run":         reflect.TypeFor[Run](),
+	"kubernetes":  reflect.TypeFor[map[string]any](), // its owner checks its keys
 }
 
 // Load reads the shipped default (when files is empty) or each file in order (a name of a
@@ -200,7 +205,10 @@ func checkKeys(tree map[string]any, sections map[string]reflect.Type) error {
 	for _, top := range sortedKeys(tree) {
 		typ, ok := sections[top]
 		if !ok {
-			return fmt.Errorf("config: unknown key %q (known: agent, environment, model, run)", top)
+			return fmt.Errorf("config: unknown key %q (known: agent, environment, model, run, kubernetes)", top)
+		}
+		if typ.Kind() == reflect.Map {
+			continue // a section decoded by its owner (kubernetes: package kubeenv)
 		}
 		sec, ok := tree[top].(map[string]any)
 		if !ok {
@@ -233,6 +241,8 @@ func decodeSection(name string, sec any, cfg *Config) error {
 		target = &cfg.Model
 	case "run":
 		target = &cfg.Run
+	case "kubernetes":
+		target = &cfg.Kubernetes
 	}
 	data, err := yaml.Marshal(sec)
 	if err != nil {

@@ -153,6 +153,7 @@ var v1Sections = map[string]reflect.Type{
 	"environment": reflect.TypeFor[Environment](),
 	"model":       reflect.TypeFor[model.Config](),
 	"run":         reflect.TypeFor[Run](),
+	"kubernetes":  reflect.TypeFor[map[string]any](),
 }
 
 // v1Interpreter is how 1.x's Docker environment runs a command: docker exec … bash -lc CMD.

@@ -22,14 +22,15 @@
 # the path (about a second). After a crash or a half start it runs scripts/kube-down.sh and
 # starts again. A failed start is cleaned up the same way (the logs stay in $SWEBENCH_KUBE_DIR/logs).
 #
-# Usage: scripts/kube-up.sh
+# Usage: scripts/kube-up.sh [--status]   (--status: exit 0 when the cluster is up and healthy, start nothing)
 # Environment: SWEBENCH_KUBE_DIR (default /var/lib/swebench-run-kube), SWEBENCH_KUBE_CACHE
 #   (default /var/cache/swebench-run/kube), SWEBENCH_KUBE_VERSION (default v1.34.4),
 #   SWEBENCH_KUBE_IMAGES (more local Docker images to import, space separated),
 #   SWEBENCH_KUBE_NODE_IP (default: the address of the default route's interface),
 #   SWEBENCH_KUBE_APISERVER_PORT (default 16443), SWEBENCH_KUBE_ETCD_PORT (default 23790),
 #   SWEBENCH_KUBE_BRIDGE (default swkube0), SWEBENCH_KUBE_POD_SUBNET (default 10.244.77.0/24),
-#   SWEBENCH_KUBE_NODE (node name, default swebench-run-node).
+#   SWEBENCH_KUBE_NODE (node name, default swebench-run-node), SWEBENCH_KUBE_POD_PIDS_LIMIT
+#   (the kubelet's podPidsLimit, the process limit of every pod, default 1024).
 set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -39,22 +40,26 @@ source "$here/lib.sh"
 # shellcheck source=scripts/kube-lib.sh
 source "$here/kube-lib.sh"
 
+status_only=0
 case "${1:-}" in
 "") ;;
+--status) status_only=1 ;;
 -h | --help)
 	sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'
 	exit 0
 	;;
-*) die "unknown argument '$1' (usage: $0)" ;;
+*) die "unknown argument '$1' (usage: $0 [--status])" ;;
 esac
 
 # stdout is for the kubeconfig path only: everything else, ours and the tools', goes to stderr.
 exec 3>&1 1>&2
 
-[[ $(id -u) == 0 ]] || die "the test cluster needs root (containerd, kubelet, mounts, network); rerun as root"
-mkdir -p "$KUBE_DIR"
-exec 9>"$KUBE_LOCK"
-flock -w 1800 9 || die "another kube-up.sh or kube-down.sh holds $KUBE_LOCK for more than 30 minutes (a cold build takes up to 18)"
+[[ $(id -u) == 0 || $status_only == 1 ]] || die "the test cluster needs root (containerd, kubelet, mounts, network); rerun as root"
+if ((!status_only)); then
+	mkdir -p "$KUBE_DIR"
+	exec 9>"$KUBE_LOCK"
+	flock -w 1800 9 || die "another kube-up.sh or kube-down.sh holds $KUBE_LOCK for more than 30 minutes (a cold build takes up to 18)"
+fi
 
 t0=$(date +%s.%N)
 elapsed() { awk -v now="$(date +%s.%N)" -v t0="$t0" 'BEGIN { printf "%.1f", now - t0 }'; }
@@ -100,6 +105,8 @@ healthy() {
 		[[ -n $(pid_of "$p") ]] || return 1
 	done
 	[[ -f $KUBECONFIG_PATH && -x $(kube_bin)/kubectl ]] || return 1
+	# A kubelet started with other settings (an older kube-up) is restarted.
+	grep -qx "podPidsLimit: ${SWEBENCH_KUBE_POD_PIDS_LIMIT:-1024}" "$KUBE_DIR/kubelet.yaml" 2>/dev/null || return 1
 	kctl get --raw /readyz >/dev/null 2>&1 && node_ready
 }
 
@@ -460,6 +467,11 @@ write_kubelet_config() {
 		clusterDomain: cluster.local
 		resolvConf: /etc/resolv.conf
 		maxPods: 110
+		# Every pod's processes (threads included) are bounded, as Docker's --pids-limit bounds a
+		# container's: a fork bomb in a pod fills its own limit, not the machine's pid space
+		# (kernel.pid_max is 32768 here). Kubernetes has no per-pod setting: this is the one
+		# limit of the node's pods; 1024 is ample for the test and demo images.
+		podPidsLimit: ${SWEBENCH_KUBE_POD_PIDS_LIMIT:-1024}
 	EOF
 }
 
@@ -551,6 +563,11 @@ start_cluster() {
 }
 
 # --- main ----------------------------------------------------------------------------------
+if ((status_only)); then
+	# Exit status only: 0 when the cluster is up and healthy (nothing is started or changed).
+	[[ -f $KUBE_DIR/bin-dir ]] && healthy
+	exit
+fi
 install_missing
 ensure_docker_images
 

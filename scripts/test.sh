@@ -7,14 +7,20 @@
 #   - containers the tests started and did not remove (a test binary killed by a panic or a
 #     timeout cannot clean up) are removed: they carry this run's SWEBENCH_RUN_TEST_SESSION label;
 #   - registries started by tests (scripts/start-registry.sh) in their temporary directories are
-#     stopped, and the temporary directories removed.
+#     stopped, and the temporary directories removed;
+#   - the Kubernetes test cluster (scripts/kube-up.sh), which the Kubernetes tests start when it
+#     is down, is stopped (scripts/kube-down.sh) unless it was running before the suite —
+#     SWEBENCH_RUN_KEEP_ENGINES=1 keeps it; SWEBENCH_KUBE_STOP_AFTER_TESTS=1 (.ci/run, which
+#     starts it first) stops it all the same. A cluster that keeps running loses the pods the
+#     tests left (they carry this run's swebench-run/test-session label).
 #
 # Without CI, corpus files that cannot be had (no mirror, no network) do not fail the suite: the
 # tests that need them skip with a line naming `make testdata`. With CI set, a missing corpus
 # file, or any corpus test that skips, fails it.
 #
 # Usage: scripts/test.sh [go test flags and packages; default: -timeout 30m ./...]
-# Environment: GO (default go), MAKE (default make), CI, SWEBENCH_RUN_KEEP_ENGINES, and the test
+# Environment: GO (default go), MAKE (default make), CI, SWEBENCH_RUN_KEEP_ENGINES,
+# SWEBENCH_KUBE_STOP_AFTER_TESTS, KUBECONFIG (the Kubernetes tests' cluster), and the test
 # corpus variables of README.md (SWEBENCH_RUN_TESTDATA, SWEBENCH_RUN_TESTDATA_MIRROR).
 set -uo pipefail
 
@@ -38,6 +44,12 @@ second=scripts/start-second-engine.sh
 second_host="unix://${SWEBENCH_TEST_ENGINE_DIR:-/run/swebench-run-test}/docker.sock"
 second_was_up=0
 "$second" --status 2>/dev/null && second_was_up=1
+
+kube_up=scripts/kube-up.sh
+kube_was_up=0
+if [[ $(id -u) == 0 ]] && "$kube_up" --status 2>/dev/null && ! truthy "${SWEBENCH_KUBE_STOP_AFTER_TESTS:-}"; then
+	kube_was_up=1
+fi
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/swebench-run-test.XXXXXX") || exit 1
 mkdir -p "$work/tmp"
@@ -72,6 +84,21 @@ leftovers() {
 		"$second" --status 2>/dev/null && say "the second Docker engine keeps running (SWEBENCH_RUN_KEEP_ENGINES); stop it with $second --stop"
 	elif "$second" --status 2>/dev/null || [[ -f ${SWEBENCH_TEST_ENGINE_DIR:-/run/swebench-run-test}/docker.pid ]]; then
 		"$second" --stop >/dev/null 2>&1 && say "stopped the second Docker engine the tests started (SWEBENCH_RUN_KEEP_ENGINES=1 keeps it)"
+	fi
+	# The Kubernetes test cluster.
+	local kube_dir=${SWEBENCH_KUBE_DIR:-/var/lib/swebench-run-kube} kubectl
+	if [[ $(id -u) == 0 && -f $kube_dir/bin-dir ]]; then
+		if ((kube_was_up)) || truthy "${SWEBENCH_RUN_KEEP_ENGINES:-}"; then
+			kubectl="$(cat "$kube_dir/bin-dir")/kubectl"
+			if "$kube_up" --status 2>/dev/null && [[ -x $kubectl ]]; then
+				n=$("$kubectl" --kubeconfig "$kube_dir/admin.kubeconfig" --request-timeout 20s delete pods --all-namespaces \
+					-l "swebench-run/test-session=$SWEBENCH_RUN_TEST_SESSION" --grace-period=0 --force -o name 2>/dev/null | wc -l)
+				((n == 0)) || say "deleted $n pod(s) the tests left in the Kubernetes test cluster"
+				say "the Kubernetes test cluster keeps running; stop it with scripts/kube-down.sh"
+			fi
+		else
+			scripts/kube-down.sh && say "stopped the Kubernetes test cluster (SWEBENCH_RUN_KEEP_ENGINES=1 keeps it)"
+		fi
 	fi
 	rm -rf "$work"
 }

@@ -24,6 +24,7 @@ type evalFlags struct {
 	timeout                                     time.Duration
 	redo, wait                                  bool
 	imageTemplateSet                            bool // --image-template given: it names every row's image
+	be                                          backendFlags
 }
 
 func newEvalCmd(stop <-chan struct{}) *cobra.Command {
@@ -50,6 +51,9 @@ them again). With --from-logs, regrades existing logs without containers.`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			f.imageTemplateSet = cmd.Flags().Changed("image-template")
+			if err := f.be.check(cmd.Flags(), "docker-host"); err != nil {
+				return err
+			}
 			return runEval(cmd.Context(), stop, &f, cmd.OutOrStdout(), cmd.ErrOrStderr())
 		},
 	}
@@ -74,6 +78,7 @@ them again). With --from-logs, regrades existing logs without containers.`,
 	metavar(fs, "image-template", "TEMPLATE")
 	metavar(fs, "pull", "POLICY")
 	metavar(fs, "docker-host", "URL")
+	f.be.register(cmd, fs)
 
 	fs.StringVarP(&f.out, "output", "o", "", "output directory (default: eval/ beside the predictions file, or runs/eval-<run id> for gold)")
 	fs.StringVar(&f.runID, "run-id", "", "run id naming the run report (default: the run's id from run.json beside the predictions, else a new one)")
@@ -156,11 +161,17 @@ func runEval(ctx context.Context, stop <-chan struct{}, f *evalFlags, stdout, st
 			return err
 		}
 	} else {
-		engine, err := dockerenv.ConnectWith(ctx, f.dockerHost, dockerenv.Options{Pull: dockerenv.PullPolicy(f.pull)})
+		engine, closeBackend, err := f.be.openSimple(ctx, f.workers, f.pull, stderr, func() (evalBackend, func(), error) {
+			e, err := dockerenv.ConnectWith(ctx, f.dockerHost, dockerenv.Options{Pull: dockerenv.PullPolicy(f.pull)})
+			if err != nil {
+				return nil, nil, err
+			}
+			return e, func() { e.Close() }, nil
+		})
 		if err != nil {
 			return err
 		}
-		defer engine.Close()
+		defer closeBackend()
 		ev, err := newEvaluator(engine, out, runID, f.workers, f.timeout, f.redo, f.imageTemplate, stop)
 		if err != nil {
 			return err

@@ -23,6 +23,7 @@ import (
 	"github.com/swebench-run/swebench-run/dataset"
 	"github.com/swebench-run/swebench-run/dockerenv"
 	"github.com/swebench-run/swebench-run/eval"
+	"github.com/swebench-run/swebench-run/kubeenv"
 	"github.com/swebench-run/swebench-run/model"
 	"github.com/swebench-run/swebench-run/results"
 	"github.com/swebench-run/swebench-run/runner"
@@ -51,6 +52,7 @@ type runFlags struct {
 	evalTimeout                time.Duration
 	maxDuration                time.Duration
 	retryFailed                bool
+	be                         backendFlags
 }
 
 // Help sections of run's flags.
@@ -94,10 +96,14 @@ run is the default command: 'swebench-run --split … --model …' is 'swebench-
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			f.imageTemplateSet = cmd.Flags().Changed("image-template")
+			if err := f.be.check(cmd.Flags(), dockerOnlyFlags...); err != nil {
+				return err
+			}
 			return runBatch(cmd.Context(), stop, &f, cmd.OutOrStdout(), cmd.ErrOrStderr())
 		},
 	}
 	f.register(cmd.Flags())
+	f.be.register(cmd, cmd.Flags())
 	completeFlags(cmd, map[string]cobra.CompletionFunc{
 		"split":       completeDataset,
 		"config":      completeConfig,
@@ -241,6 +247,9 @@ func runBatch(ctx context.Context, stop <-chan struct{}, f *runFlags, stdout, st
 	if err != nil {
 		return err
 	}
+	if _, err := kubeenv.DecodeConfig(cfg.Kubernetes); err != nil {
+		return err // checked with any backend, before a dataset or a model is loaded
+	}
 	if f.model != "" {
 		cfg.Model.ModelName = f.model
 		cfg.Set("model.model_name", f.model)
@@ -324,11 +333,18 @@ func runBatch(ctx context.Context, stop <-chan struct{}, f *runFlags, stdout, st
 	logger := slog.New(slog.NewJSONHandler(logFile, nil)).With("run", man.RunID)
 
 	progress := chooseProgress(f, stderr)
-	pool, err := f.connect(ctx, pull, logger, progress)
+	pool, closeBackend, err := f.be.openBackend(ctx, cfg, kubeSettings{workers: f.workers, pull: f.pull, limits: limits, logger: logger, progress: progress, stderr: stderr},
+		func() (sandboxes, func(), error) {
+			p, err := f.connect(ctx, pull, logger, progress)
+			if err != nil {
+				return nil, nil, err
+			}
+			return p, func() { p.Close() }, nil
+		})
 	if err != nil {
 		return err
 	}
-	defer pool.Close()
+	defer closeBackend()
 	// Containers of a crashed earlier attempt of this run, or of any dead process of this
 	// machine, are leftovers: remove them before starting new ones.
 	if n, err := pool.Sweep(ctx, sandbox.Selector{RunID: man.RunID, Orphaned: true}); err != nil {

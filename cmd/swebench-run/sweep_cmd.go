@@ -92,10 +92,14 @@ Flags override the sweep file; without a file, --model and --split make the matr
 		Annotations: map[string]string{annExitCodes: sweepExitCodes},
 		Args:        noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := f.run.be.check(cmd.Flags(), dockerOnlyFlags...); err != nil {
+				return err
+			}
 			return runSweep(cmd.Context(), stop, &f, cmd.OutOrStdout(), cmd.ErrOrStderr())
 		},
 	}
 	f.register(cmd.Flags())
+	f.run.be.register(cmd, cmd.Flags())
 	completeFlags(cmd, map[string]cobra.CompletionFunc{
 		"config":      cobra.FixedCompletions(nil, cobra.ShellCompDirectiveDefault),
 		"split":       completeDataset,
@@ -300,7 +304,7 @@ func (f *sweepFlags) load() (*sweepFile, error) {
 	fromFile("memory", sf.Memory != "", func() { r.memory = sf.Memory })
 	fromFile("cpus", sf.CPUs != 0, func() { r.cpus = sf.CPUs })
 	fromFile("pids-limit", sf.PidsLimit != 0, func() { r.pids = sf.PidsLimit })
-	if err := sweepBackend(r, sf.Backend); err != nil {
+	if err := sweepBackend(r, sf.Backend, f.changed("backend")); err != nil {
 		return nil, fmt.Errorf("%s%w", sf.at(sf.lines.keys["backend"]), err)
 	}
 
@@ -324,14 +328,17 @@ func (f *sweepFlags) load() (*sweepFile, error) {
 	return sf, nil
 }
 
-// sweepBackend applies the sweep file's backend to the run flags. Only Docker engines exist in
-// this build; a backend flag of run's becomes the place to set here.
-func sweepBackend(r *runFlags, name string) error {
-	switch name {
-	case "", "docker":
+// sweepBackend applies the sweep file's backend (docker or kubernetes) unless --backend was
+// given.
+func sweepBackend(r *runFlags, name string, flagSet bool) error {
+	switch {
+	case name == "" || flagSet:
+		return nil
+	case name == backendDocker || name == backendKubernetes:
+		r.be.backend = name
 		return nil
 	}
-	return fmt.Errorf("backend %q: this build runs sweeps on Docker engines only (backend: docker, docker_hosts: […])", name)
+	return fmt.Errorf("backend %q: want docker or kubernetes", name)
 }
 
 // plan checks the sweep's values and expands its matrix into cells. Nothing is read but the

@@ -33,15 +33,6 @@ const (
 	sweepCompareMD   = "compare.md"
 )
 
-// sweepBackendOf is what a sweep needs of its backend: slots for the cells' instances, fresh
-// sandboxes for evaluations, the sweep of leftovers.
-type sweepBackendOf interface {
-	sandbox.Backend
-	sandbox.Starter
-	sandbox.Sweeper
-	Close() error
-}
-
 // runSweep runs the sweep f describes.
 func runSweep(ctx context.Context, stop <-chan struct{}, f *sweepFlags, stdout, stderr io.Writer) error {
 	now := time.Now()
@@ -302,12 +293,26 @@ func (p *sweepPlan) execute(ctx context.Context, stop <-chan struct{}, st *sweep
 	}
 
 	progress := chooseProgress(r, stderr)
-	pool, err := r.connect(ctx, pull, logger, progress)
+	// The pods' settings come from the models' configs (their kubernetes section), which must
+	// agree: one backend serves every cell.
+	kubeCfg := st.configs[0]
+	for k, cfg := range st.configs[1:] {
+		if !reflect.DeepEqual(cfg.Kubernetes, kubeCfg.Kubernetes) {
+			return fmt.Errorf("%smodels[%d] (%s): its config's kubernetes section differs from models[0]'s; one backend serves every cell, so give them the same", sf.modelAt(p.models[k+1].index), p.models[k+1].index, p.models[k+1].name)
+		}
+	}
+	backend, closeBackend, err := r.be.openBackend(ctx, kubeCfg, kubeSettings{workers: r.workers, pull: r.pull, limits: limits, logger: logger, progress: progress, stderr: stderr},
+		func() (sandboxes, func(), error) {
+			p, err := r.connect(ctx, pull, logger, progress)
+			if err != nil {
+				return nil, nil, err
+			}
+			return p, func() { p.Close() }, nil
+		})
 	if err != nil {
 		return err
 	}
-	var backend sweepBackendOf = pool
-	defer backend.Close()
+	defer closeBackend()
 	// Containers of a crashed earlier attempt of this sweep, or of any dead process of this
 	// machine, are leftovers: remove them before starting new ones.
 	removed := 0

@@ -38,6 +38,11 @@ func Turns(delay time.Duration) []model.ScriptedTurn {
 // into a fresh output directory under tmp and returns its wall time: image check, container
 // create and start, the agent loop's Steps execs, trajectory, ledger and preds writes, removal.
 func RunnerInstance(ctx context.Context, d *Docker, tmp string, i int) (time.Duration, error) {
+	return runnerInstance(ctx, d.Pool, tmp, i, sandbox.Limits{NetworkMode: Network})
+}
+
+// runnerInstance is RunnerInstance on any backend.
+func runnerInstance(ctx context.Context, backend sandbox.Backend, tmp string, i int, limits sandbox.Limits) (time.Duration, error) {
 	cfg, err := configs.Load(nil, []string{"environment.cwd=/tmp"})
 	if err != nil {
 		return 0, err
@@ -52,7 +57,7 @@ func RunnerInstance(ctx context.Context, d *Docker, tmp string, i int) (time.Dur
 	opts := runner.Options{
 		RunID: RunID, Version: "bench", Workers: 1, Config: cfg, ModelName: "scripted",
 		Models:  model.NewScripted(map[string][]model.ScriptedTurn{id: Turns(0)}),
-		Backend: d.Pool, Out: out, Limits: sandbox.Limits{NetworkMode: Network},
+		Backend: backend, Out: out, Limits: limits,
 	}
 	start := time.Now()
 	sum, err := runner.Run(ctx, []dataset.Instance{inst}, opts)

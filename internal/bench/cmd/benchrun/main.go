@@ -20,7 +20,10 @@ import (
 func main() {
 	var (
 		out       = flag.String("o", "BENCHMARKS.md", "Markdown file to write (- for stdout only)")
-		only      = flag.String("only", "roundtrip,overhead,scale,flood,load,resume", "measurements to run, comma-separated")
+		only      = flag.String("only", "roundtrip,overhead,scale,flood,load,resume,kube", "measurements to run, comma-separated (kube: the Kubernetes backend on the cluster of $KUBECONFIG, default the test cluster of scripts/kube-up.sh)")
+		kubeN     = flag.Int("kube-n", 100, "round trips per method of the Kubernetes comparison")
+		kubeStart = flag.Int("kube-starts", 20, "pod and container starts of the Kubernetes comparison, and instances per side of its overhead comparison")
+		keep      = flag.Bool("keep", false, "keep the rows of the existing report (-o) that this run does not measure (e.g. -only kube -keep adds the Kubernetes rows)")
 		n         = flag.Int("n", 200, "round trips per method")
 		overhead  = flag.Int("overhead", 20, "instances per side of the overhead comparison")
 		instances = flag.Int("instances", 256, "instances of the scale test")
@@ -52,6 +55,10 @@ func main() {
 		}
 	}
 	jsonOut = *rowsOut
+	kubeRounds, kubeStarts = *kubeN, *kubeStart
+	if *keep && *out != "-" {
+		prior = append(prior, existingRows(*out)...)
+	}
 	if err := run(*out, *only, *n, *overhead, *instances, *workers, *delay, *floor, *finished, *flood, *loads, *bin); err != nil {
 		fmt.Fprintln(os.Stderr, "benchrun:", err)
 		os.Exit(1)
@@ -59,9 +66,37 @@ func main() {
 }
 
 var (
-	prior   []bench.Row
-	jsonOut string
+	prior                  []bench.Row
+	jsonOut                string
+	kubeRounds, kubeStarts int
 )
+
+// existingRows reads the results table of the report at path (none when it cannot).
+func existingRows(path string) []bench.Row {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil
+	}
+	var rows []bench.Row
+	for _, line := range strings.Split(string(data), "\n") {
+		if !strings.HasPrefix(line, "| ") || strings.HasPrefix(line, "| what |") {
+			continue
+		}
+		cells := strings.Split(strings.Trim(line, "|"), " | ")
+		if len(cells) != 4 {
+			continue
+		}
+		r := bench.Row{What: strings.TrimSpace(cells[0]), Measured: strings.TrimSpace(cells[1]), Goal: strings.TrimSpace(cells[2])}
+		switch strings.TrimSpace(cells[3]) {
+		case "pass":
+			r.Pass = true
+		case "–":
+			r.NA = true
+		}
+		rows = append(rows, r)
+	}
+	return rows
+}
 
 func run(outPath, only string, n, overhead, instances int, workers string, delay time.Duration, floor bool, finished int, flood int64, loads int, bin string) error {
 	ctx := context.Background()
@@ -83,7 +118,7 @@ func run(outPath, only string, n, overhead, instances int, workers string, delay
 		}
 	}
 	var d *bench.Docker
-	if want["roundtrip"] || want["overhead"] || (want["scale"] && floor) {
+	if want["roundtrip"] || want["overhead"] || (want["scale"] && floor) || want["kube"] {
 		cctx, cancel := context.WithTimeout(ctx, 20*time.Second)
 		d, err = bench.Connect(cctx)
 		cancel()
@@ -166,6 +201,32 @@ func run(outPath, only string, n, overhead, instances int, workers string, delay
 		}
 		add(r.Rows())
 	}
+	if want["kube"] {
+		cctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+		k, err := bench.ConnectKube(cctx, 1)
+		cancel()
+		if err != nil {
+			return fmt.Errorf("kube: %w", err)
+		}
+		logf("kubernetes round trip: %d commands per method", kubeRounds)
+		r, err := bench.MeasureKubeRoundTrip(ctx, d, k, kubeRounds, os.Stderr)
+		if err != nil {
+			return fmt.Errorf("kube round trip: %w", err)
+		}
+		add(r.Rows())
+		logf("kubernetes start: %d pods and containers", kubeStarts)
+		st, err := bench.MeasureKubeStart(ctx, d, k, kubeStarts, os.Stderr)
+		if err != nil {
+			return fmt.Errorf("kube start: %w", err)
+		}
+		add(st.Rows())
+		logf("kubernetes instance overhead: %d instances per side", kubeStarts)
+		o, err := bench.MeasureKubeOverhead(ctx, k, kubeStarts, tmp, os.Stderr)
+		if err != nil {
+			return fmt.Errorf("kube overhead: %w", err)
+		}
+		add(o.Rows())
+	}
 	_ = notes
 
 	if jsonOut != "" {
@@ -174,7 +235,17 @@ func run(outPath, only string, n, overhead, instances int, workers string, delay
 			return err
 		}
 	}
-	table := bench.Table(append(prior, rows...))
+	measured := map[string]bool{}
+	for _, r := range rows {
+		measured[r.What] = true
+	}
+	var kept []bench.Row
+	for _, r := range prior {
+		if !measured[r.What] {
+			kept = append(kept, r)
+		}
+	}
+	table := bench.Table(append(kept, rows...))
 	fmt.Print(table)
 	if outPath == "-" {
 		return nil
@@ -191,7 +262,7 @@ func report(outPath, table string, took time.Duration) string {
 		time.Now().UTC().Format("2006-01-02 15:04 UTC"), host, runtime.GOOS, runtime.GOARCH, runtime.NumCPU(),
 		strings.TrimSpace(string(dv)), strings.TrimSpace(string(drv)), runtime.Version())
 	if len(prior) > 0 {
-		b.WriteString("assembled from separate runs (benchrun -from). ")
+		b.WriteString("assembled from separate runs (benchrun -from or -keep; edit this line to say which rows come from when). ")
 	} else {
 		fmt.Fprintf(&b, "the run took %s. ", took.Round(time.Second))
 	}
@@ -274,6 +345,19 @@ Benchmark containers run the local base image ` + "`swebench-run/base:bookworm`"
 - **Dataset load.** ` + "`dataset.Load`" + ` in-process with run and eval validation, after one warm-up
   load: the Verified test parquet (from the test corpus, ` + "`make testdata`" + `) and a synthetic SWE-bench-shaped parquet of
   20,000 rows (zstd) written by the benchmark. Median.
+- **Kubernetes backend** (rows starting with *kubernetes*; the cluster of ` + "`$KUBECONFIG`" + `, by default
+  the single-node test cluster of ` + "`scripts/kube-up.sh`" + ` on this same machine, so both backends share
+  its 2 cores). *Round trip*: one pod and one Docker container of the base image; four methods
+  take turns command by command: ` + "`kubeenv.Pod.Exec`" + ` of ` + "`true`" + ` with the runner's options (one pods/exec
+  WebSocket stream through the API server and the kubelet; the command's cwd, env and argv on
+  stdin), a raw client-go exec of ` + "`bash -c true`" + ` (one WebSocket stream, nothing else), ` + "`dockerenv`" + `'s Exec,
+  and the raw moby-client exec; the goal compares ours on Kubernetes with the raw Docker API.
+  *Start*: alternately a container (` + "`dockerenv`" + ` create + start, on the engine's default bridge
+  network as a run's containers are, since a pod always gets a network) and a pod (` + "`kubeenv`" + `:
+  create, watch until scheduled, then exec probes every 50 ms until the container answers), each
+  timed from the start call to the end of a first ` + "`true`" + `; removal untimed. *Instance overhead*: ` + "`runner.Run`" + ` over one instance on the cluster (as the instance
+  overhead row above, scripted, 5 turns), alternating with the same pod life done with
+  ` + "`kubeenv`" + ` alone (start, the 5 commands, removal).
 - **Resume.** An output directory with 20,000 finished ledger records and a preds.json of 20,000
   predictions (no trajectories), a dataset of 20,001 instances of which one is unfinished; the
   binary resumes it with ` + "`--progress json`" + `, and the time is from process start to the
