@@ -27,8 +27,9 @@ const (
 	killGrace      = 2 * time.Second  // TERM → KILL after a timeout
 	closeGrace     = 2 * time.Second  // after the KILL, until the stream is closed by us
 	killAckTimeout = 10 * time.Second // bounds a request to PID 1 and its acknowledgement
-	ackPrefix      = "swebench-run: " // + "term TOKEN" or "killed TOKEN"; see mainProcess
-	startMarker    = '\x1e'           // printed by execWrapper when the command starts
+
+	ackPrefix   = "swebench-run: " // + "term TOKEN" or "killed TOKEN"; see mainProcess
+	startMarker = '\x1e'           // printed by execWrapper when the command starts
 )
 
 // mainProcess is the pod's PID 1, a bash script that ends after lifetime. It reaps the orphans
@@ -204,7 +205,7 @@ func (p *Pod) Exec(ctx context.Context, command string, opts sandbox.ExecOptions
 	start := time.Now()
 	for attempt := 1; ; attempt++ {
 		res, err := p.execOnce(ctx, input, opts)
-		if errors.Is(err, errNoInput) && attempt < inputAttempts && ctx.Err() == nil {
+		if (errors.Is(err, errNoInput) || errors.Is(err, errNoStart)) && attempt < inputAttempts && ctx.Err() == nil {
 			continue
 		}
 		res.Duration = time.Since(start)
@@ -218,10 +219,24 @@ const inputAttempts = 5
 // codeNoInput is execWrapper's exit code when its stdin did not hold a whole header.
 const codeNoInput = 125
 
-var errNoInput = errors.New("the exec's stdin arrived empty or cut")
+// startTimeout bounds the time from the exec's request to the command's start (its marker): an
+// exec whose stream the runtime never connects (a containerd fault seen on the test cluster:
+// stdin neither delivered nor closed) would otherwise wait for ever, since the command's own
+// timeout starts with the command. Nothing ran yet, so the exec is retried. A variable for tests.
+var startTimeout = 30 * time.Second
+
+var (
+	errNoInput = errors.New("the exec's stdin arrived empty or cut")
+	errNoStart = errors.New("the exec's command did not start in time")
+)
+
+// execExecutor makes the executor of an exec (a variable: tests put a stuck stream in).
+var execExecutor = func(p *Pod, opts *corev1.PodExecOptions) (remotecommand.Executor, error) {
+	return p.executor("exec", opts)
+}
 
 func (p *Pod) execOnce(ctx context.Context, input []byte, opts sandbox.ExecOptions) (sandbox.ExecResult, error) {
-	exec, err := p.executor("exec", p.execOptions([]string{"bash", "-c", execWrapper}, true))
+	exec, err := execExecutor(p, p.execOptions([]string{"bash", "-c", execWrapper}, true))
 	if err != nil {
 		return sandbox.ExecResult{}, fmt.Errorf("exec in %s: %w", p.name, err)
 	}
@@ -249,6 +264,9 @@ func (p *Pod) execOnce(ctx context.Context, input []byte, opts sandbox.ExecOptio
 		expired   <-chan time.Time
 		started   = w.started
 	)
+	startDeadline := time.NewTimer(startTimeout)
+	defer startDeadline.Stop()
+	notStarted := startDeadline.C
 wait:
 	for {
 		select {
@@ -256,10 +274,19 @@ wait:
 			break wait
 		case <-ctx.Done():
 			return cancelled()
+		case <-notStarted:
+			// Nothing ran: end the stream (the wrapper's stdin closes, it exits) and let Exec
+			// try again. A stream that does not even end is left to its goroutine.
+			closeStream()
+			select {
+			case <-done:
+			case <-time.After(closeGrace):
+			}
+			return sandbox.ExecResult{}, errNoStart
 		case <-started:
 			// The command starts now: the time the API server and the kubelet took to get
 			// here is not its own.
-			started = nil
+			started, notStarted = nil, nil
 			if opts.Timeout > 0 {
 				t := time.NewTimer(opts.Timeout)
 				defer t.Stop()
