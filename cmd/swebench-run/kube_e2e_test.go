@@ -314,3 +314,25 @@ func TestKubeSweep(t *testing.T) {
 		}
 	}
 }
+
+// A run on Kubernetes without --eval, then its submission: the missing logs are evaluated in pods
+// of the same backend.
+func TestKubeSubmissionEvaluates(t *testing.T) {
+	_, split := kubeDemo(t)
+	out := filepath.Join(t.TempDir(), "run")
+	code, _, stderr := runCLI(t, "run", "--split", split, "--slice", "0:2", "--model", "scripted", "--workers", "2", "-o", out,
+		"--backend", "kubernetes", "--pull", "never", "--progress", "none")
+	if code != 0 {
+		t.Fatalf("run: exit %d\n%s", code, stderr)
+	}
+	root := t.TempDir()
+	code, stdout, stderr := runCLI(t, "submission", out, "-o", root, "--split", "demo", "--dataset", split, "--name", "kube-demo",
+		"--date", "20260102", "--site", "https://example.org", "--report", "https://example.org/r", "--author", "Ada", "--org", "Example",
+		"--os-system", "--backend", "kubernetes", "--pull", "never", "--workers", "2", "--force")
+	if code != 0 {
+		t.Fatalf("submission: exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
+	}
+	if !strings.Contains(stderr, "evaluating 2 predictions that have no log yet") || !strings.Contains(stdout, "Resolved 2 instances") {
+		t.Errorf("the submission did not evaluate both predictions on the cluster:\nstdout:\n%s\nstderr:\n%s", stdout, stderr)
+	}
+}

@@ -37,6 +37,7 @@ type submissionFlags struct {
 	workers                                              int
 	timeout                                              time.Duration
 	imageTemplate, pull, dockerHost                      string
+	be                                                   backendFlags
 }
 
 func newSubmissionCmd(stop <-chan struct{}) *cobra.Command {
@@ -115,6 +116,9 @@ request).`,
 			return nil
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := f.be.check(cmd.Flags(), "docker-host"); err != nil {
+				return err
+			}
 			if f.check != "" {
 				return checkSubmission(cmd.Context(), &f, cmd.OutOrStdout(), cmd.ErrOrStderr())
 			}
@@ -180,6 +184,7 @@ request).`,
 	fs.StringVar(&f.check, "check", "", "check an existing submission folder instead of building one (its split defaults to the folder above it)")
 	flagGroup(fs, "Check", "check")
 	metavar(fs, "check", "DIR")
+	f.be.register(cmd, cmd.Flags())
 	completeFlags(cmd, map[string]cobra.CompletionFunc{
 		"split":     oneOf(submissionSplitNames()...),
 		"dataset":   completeDataset,
@@ -328,11 +333,17 @@ func evaluateForSubmission(ctx context.Context, stop <-chan struct{}, in *submis
 	if runID == "" {
 		runID = newRunID()
 	}
-	engine, err := dockerenv.ConnectWith(ctx, f.dockerHost, dockerenv.Options{Pull: dockerenv.PullPolicy(f.pull)})
+	engine, closeBackend, err := f.be.openSimple(ctx, f.workers, f.pull, stderr, func() (evalBackend, func(), error) {
+		e, err := dockerenv.ConnectWith(ctx, f.dockerHost, dockerenv.Options{Pull: dockerenv.PullPolicy(f.pull)})
+		if err != nil {
+			return nil, nil, err
+		}
+		return e, func() { e.Close() }, nil
+	})
 	if err != nil {
 		return err
 	}
-	defer engine.Close()
+	defer closeBackend()
 	ev, err := newEvaluator(engine, in.EvalDir, runID, f.workers, f.timeout, false, f.imageTemplate, stop)
 	if err != nil {
 		return err
