@@ -4,12 +4,10 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"sort"
 	"strconv"
 	"strings"
 	"time"
 
-	"github.com/docker/go-units"
 	"github.com/moby/moby/api/pkg/stdcopy"
 	"github.com/moby/moby/client"
 
@@ -51,7 +49,7 @@ func (c *Container) exec(ctx context.Context, command string, opts sandbox.ExecO
 		AttachStdout: true,
 		AttachStderr: true,
 		WorkingDir:   cwd,
-		Env:          envList(c.spec.Env, opts.Env),
+		Env:          sandbox.EnvList(c.spec.Env, opts.Env),
 		Cmd:          argv,
 	})
 	cancel()
@@ -135,8 +133,7 @@ func (c *Container) exec(ctx context.Context, command string, opts sandbox.ExecO
 	// A timeout's KILL is a 137 too; the cgroup's counter tells an OOM kill apart.
 	if !timedOut && code == 137 && c.spec.Limits.MemoryBytes > 0 && c.oomKilledSince(ctx) {
 		res.OOMKilled = true
-		res.Output += fmt.Sprintf("\n[swebench-run: the command was killed for exceeding the container's memory limit of %s]\n",
-			units.BytesSize(float64(c.spec.Limits.MemoryBytes)))
+		res.Output += sandbox.OOMNote(c.spec.Limits.MemoryBytes)
 	}
 	return res, nil
 }
@@ -190,7 +187,7 @@ func (c *Container) readOOMKills(ctx context.Context) (int64, bool) {
 	defer cancel()
 	created, err := c.engine.cli.ExecCreate(rctx, c.id, client.ExecCreateOptions{
 		User: "0", AttachStdout: true, AttachStderr: true,
-		Cmd: []string{"cat", "/sys/fs/cgroup/memory.events", "/sys/fs/cgroup/memory/memory.oom_control"},
+		Cmd: sandbox.OOMKillsCommand,
 	})
 	if err != nil {
 		return 0, false
@@ -202,19 +199,7 @@ func (c *Container) readOOMKills(ctx context.Context) (int64, bool) {
 	defer att.Close()
 	var out strings.Builder
 	_, _ = stdcopy.StdCopy(&out, io.Discard, att.Reader)
-	return parseOOMKills(out.String())
-}
-
-// parseOOMKills finds the "oom_kill N" line of a cgroup memory file.
-func parseOOMKills(s string) (int64, bool) {
-	for _, line := range strings.Split(s, "\n") {
-		k, v, ok := strings.Cut(strings.TrimSpace(line), " ")
-		if ok && k == "oom_kill" {
-			n, err := strconv.ParseInt(strings.TrimSpace(v), 10, 64)
-			return n, err == nil
-		}
-	}
-	return 0, false
+	return sandbox.ParseOOMKills(out.String())
 }
 
 // signal sends sig to the container's main process (see mainProcess), on a context that
@@ -346,24 +331,4 @@ func waitOrClose(done <-chan error, closeFn func(), grace time.Duration) error {
 		<-done
 		return nil
 	}
-}
-
-func envList(base, over map[string]string) []string {
-	merged := make(map[string]string, len(base)+len(over))
-	for k, v := range base {
-		merged[k] = v
-	}
-	for k, v := range over {
-		merged[k] = v
-	}
-	keys := make([]string, 0, len(merged))
-	for k := range merged {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	env := make([]string, 0, len(keys))
-	for _, k := range keys {
-		env = append(env, k+"="+merged[k])
-	}
-	return env
 }

@@ -175,24 +175,6 @@ func TestPullTracker(t *testing.T) {
 	}
 }
 
-func TestParseOOMKills(t *testing.T) {
-	tests := []struct {
-		in     string
-		want   int64
-		wantOK bool
-	}{
-		{"oom_kill_disable 0\nunder_oom 0\noom_kill 3\n", 3, true},                // cgroup v1
-		{"low 0\nhigh 0\nmax 12\noom 2\noom_kill 2\noom_group_kill 0\n", 2, true}, // cgroup v2
-		{"cat: /sys/fs/cgroup/memory.events: No such file or directory\n", 0, false},
-	}
-	for _, tt := range tests {
-		got, ok := parseOOMKills(tt.in)
-		if got != tt.want || ok != tt.wantOK {
-			t.Errorf("parseOOMKills(%q) = %d, %v; want %d, %v", tt.in, got, ok, tt.want, tt.wantOK)
-		}
-	}
-}
-
 func TestParseKillAcks(t *testing.T) {
 	tests := []struct {
 		in   string

@@ -8,7 +8,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -201,7 +200,7 @@ func (p *Pod) Exec(ctx context.Context, command string, opts sandbox.ExecOptions
 		interp = []string{"bash", "-c"}
 	}
 	argv := append(append([]string(nil), interp...), command)
-	input := execInput(cwd, envList(p.spec.Env, opts.Env), argv)
+	input := execInput(cwd, sandbox.EnvList(p.spec.Env, opts.Env), argv)
 	start := time.Now()
 	for attempt := 1; ; attempt++ {
 		res, err := p.execOnce(ctx, input, opts)
@@ -360,8 +359,7 @@ wait:
 	// A timeout's KILL is a 137 too; the cgroup's counter tells an OOM kill apart.
 	if !timedOut && code == 137 && p.spec.Limits.MemoryBytes > 0 && p.oomKilledSince(ctx) {
 		res.OOMKilled = true
-		res.Output += fmt.Sprintf("\n[swebench-run: the command was killed for exceeding the container's memory limit of %s]\n",
-			formatBytes(p.spec.Limits.MemoryBytes))
+		res.Output += sandbox.OOMNote(p.spec.Limits.MemoryBytes)
 	}
 	return res, nil
 }
@@ -606,11 +604,11 @@ chmod 0644 "$1" || exit 1
 func (p *Pod) oomKilledSince(ctx context.Context) bool {
 	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
 	defer cancel()
-	out, _, err := p.run(rctx, []string{"cat", "/sys/fs/cgroup/memory.events", "/sys/fs/cgroup/memory/memory.oom_control"}, nil)
+	out, _, err := p.run(rctx, sandbox.OOMKillsCommand, nil)
 	if err != nil {
 		return false
 	}
-	n, ok := parseOOMKills(out)
+	n, ok := sandbox.ParseOOMKills(out)
 	if !ok {
 		return false
 	}
@@ -619,46 +617,4 @@ func (p *Pod) oomKilledSince(ctx context.Context) bool {
 		prev = 0
 	}
 	return n > prev
-}
-
-// parseOOMKills finds the "oom_kill N" line of a cgroup memory file.
-func parseOOMKills(s string) (int64, bool) {
-	for _, line := range strings.Split(s, "\n") {
-		k, v, ok := strings.Cut(strings.TrimSpace(line), " ")
-		if ok && k == "oom_kill" {
-			n, err := strconv.ParseInt(strings.TrimSpace(v), 10, 64)
-			return n, err == nil
-		}
-	}
-	return 0, false
-}
-
-func formatBytes(n int64) string {
-	switch {
-	case n >= 1<<30 && n%(1<<30) == 0:
-		return fmt.Sprintf("%dGiB", n>>30)
-	case n >= 1<<20 && n%(1<<20) == 0:
-		return fmt.Sprintf("%dMiB", n>>20)
-	}
-	return fmt.Sprintf("%d bytes", n)
-}
-
-func envList(base, over map[string]string) []string {
-	merged := make(map[string]string, len(base)+len(over))
-	for k, v := range base {
-		merged[k] = v
-	}
-	for k, v := range over {
-		merged[k] = v
-	}
-	keys := make([]string, 0, len(merged))
-	for k := range merged {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	env := make([]string, 0, len(keys))
-	for _, k := range keys {
-		env = append(env, k+"="+merged[k])
-	}
-	return env
 }

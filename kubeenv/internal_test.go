@@ -248,7 +248,7 @@ func TestExecWrapper(t *testing.T) {
 		}
 		return string(out), code
 	}
-	env := envList(map[string]string{"A": "base", "MULTI": "line1\nline2"}, map[string]string{"A": "over", "EMPTY": ""})
+	env := sandbox.EnvList(map[string]string{"A": "base", "MULTI": "line1\nline2"}, map[string]string{"A": "over", "EMPTY": ""})
 	out, code := run(execInput(dir, env, []string{"bash", "-c", `printf '%s|' "$0" "$#" "$A" "$MULTI" "${EMPTY-unset}" "$PWD"; echo err >&2; cat; exit 3`}))
 	want := string(startMarker) + "bash|0|over|line1\nline2||" + dir + "|err\n"
 	if out != want || code != 3 {
@@ -268,19 +268,3 @@ func TestExecWrapper(t *testing.T) {
 	}
 }
 
-func TestParseOOMKills(t *testing.T) {
-	tests := []struct {
-		in   string
-		want int64
-		ok   bool
-	}{
-		{"low 0\nhigh 0\nmax 3\noom 1\noom_kill 2\n", 2, true},
-		{"oom_kill_disable 0\nunder_oom 0\noom_kill 7\n", 7, true},
-		{"cat: /sys/fs/cgroup/memory.events: No such file or directory\n", 0, false},
-	}
-	for _, tt := range tests {
-		if got, ok := parseOOMKills(tt.in); got != tt.want || ok != tt.ok {
-			t.Errorf("parseOOMKills(%q) = %d, %v; want %d, %v", tt.in, got, ok, tt.want, tt.ok)
-		}
-	}
-}

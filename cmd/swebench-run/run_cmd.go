@@ -333,14 +333,7 @@ func runBatch(ctx context.Context, stop <-chan struct{}, f *runFlags, stdout, st
 	logger := slog.New(slog.NewJSONHandler(logFile, nil)).With("run", man.RunID)
 
 	progress := chooseProgress(f, stderr)
-	pool, closeBackend, err := f.be.openBackend(ctx, cfg, kubeSettings{workers: f.workers, pull: f.pull, limits: limits, logger: logger, progress: progress, stderr: stderr},
-		func() (sandboxes, func(), error) {
-			p, err := f.connect(ctx, pull, logger, progress)
-			if err != nil {
-				return nil, nil, err
-			}
-			return p, func() { p.Close() }, nil
-		})
+	pool, closeBackend, err := f.openBackend(ctx, cfg, pull, limits, logger, progress, stderr)
 	if err != nil {
 		return err
 	}
@@ -465,6 +458,19 @@ var (
 	_ sandbox.Slot    = (*dockerenv.Slot)(nil)
 	_ sandbox.Sandbox = (*dockerenv.Container)(nil)
 )
+
+// openBackend opens the backend of a run or a sweep: the Docker engines of the flags, or the
+// Kubernetes cluster (cfg gives its kubernetes section); the func closes it.
+func (f *runFlags) openBackend(ctx context.Context, cfg *configs.Config, pull dockerenv.PullPolicy, limits sandbox.Limits, logger *slog.Logger, progress runner.Progress, stderr io.Writer) (sandboxes, func(), error) {
+	return f.be.openBackend(ctx, cfg, kubeSettings{workers: f.workers, pull: f.pull, limits: limits, logger: logger, progress: progress, stderr: stderr},
+		func() (sandboxes, func(), error) {
+			p, err := f.connect(ctx, pull, logger, progress)
+			if err != nil {
+				return nil, nil, err
+			}
+			return p, func() { p.Close() }, nil
+		})
+}
 
 // connect opens the run's Docker engines with their pull queues and image cache policy.
 func (f *runFlags) connect(ctx context.Context, pull dockerenv.PullPolicy, logger *slog.Logger, progress runner.Progress) (*dockerenv.Pool, error) {

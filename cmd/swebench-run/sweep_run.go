@@ -301,14 +301,7 @@ func (p *sweepPlan) execute(ctx context.Context, stop <-chan struct{}, st *sweep
 			return fmt.Errorf("%smodels[%d] (%s): its config's kubernetes section differs from models[0]'s; one backend serves every cell, so give them the same", sf.modelAt(p.models[k+1].index), p.models[k+1].index, p.models[k+1].name)
 		}
 	}
-	backend, closeBackend, err := r.be.openBackend(ctx, kubeCfg, kubeSettings{workers: r.workers, pull: r.pull, limits: limits, logger: logger, progress: progress, stderr: stderr},
-		func() (sandboxes, func(), error) {
-			p, err := r.connect(ctx, pull, logger, progress)
-			if err != nil {
-				return nil, nil, err
-			}
-			return p, func() { p.Close() }, nil
-		})
+	backend, closeBackend, err := r.openBackend(ctx, kubeCfg, pull, limits, logger, progress, stderr)
 	if err != nil {
 		return err
 	}
