@@ -267,4 +267,3 @@ func TestExecWrapper(t *testing.T) {
 		t.Errorf("missing cwd: got (%q, %d), want exit 126 naming the directory", out, code)
 	}
 }
-
