@@ -23,6 +23,7 @@ import (
 	"github.com/swebench-run/swebench-run/dataset"
 	"github.com/swebench-run/swebench-run/dockerenv"
 	"github.com/swebench-run/swebench-run/eval"
+	"github.com/swebench-run/swebench-run/internal/names"
 	"github.com/swebench-run/swebench-run/kubeenv"
 	"github.com/swebench-run/swebench-run/model"
 	"github.com/swebench-run/swebench-run/results"
@@ -293,7 +294,7 @@ func runBatch(ctx context.Context, stop <-chan struct{}, f *runFlags, stdout, st
 		return err
 	}
 	if f.out == "" {
-		f.out = filepath.Join("runs", safeName(filepath.Base(f.split))+"-"+safeName(modelName))
+		f.out = filepath.Join("runs", names.Safe(filepath.Base(f.split))+"-"+names.Safe(modelName))
 	}
 	lock, err := lockOutput(ctx, f.out, f.wait, stderr)
 	if err != nil {
@@ -592,16 +593,6 @@ func newRunID() string {
 	b := make([]byte, 3)
 	_, _ = rand.Read(b)
 	return time.Now().UTC().Format("20060102-150405") + "-" + hex.EncodeToString(b)
-}
-
-func safeName(s string) string {
-	s = strings.TrimSuffix(s, filepath.Ext(s))
-	return strings.Map(func(r rune) rune {
-		if r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == '.' || r == '_' {
-			return r
-		}
-		return '_'
-	}, s)
 }
 
 func parseBytes(s string) (int64, error) {

@@ -15,6 +15,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/swebench-run/swebench-run/dataset"
+	"github.com/swebench-run/swebench-run/internal/names"
 )
 
 // sweepFile is a sweep file: the matrix (models × datasets × repeats) and how to run it. Its
@@ -249,7 +250,7 @@ func checkKeys(sf *sweepFile, m *yaml.Node, known []string, where string) error 
 func closest(key string, known []string) []string {
 	var out []string
 	for _, k := range known {
-		if editDistance(key, k) <= 2 || strings.HasPrefix(k, key) && len(key) >= 3 {
+		if names.Distance(key, k) <= 2 || strings.HasPrefix(k, key) && len(key) >= 3 {
 			out = append(out, k)
 		}
 	}
@@ -329,7 +330,7 @@ func namePart(s string) string {
 		s = s[i+1:]
 	}
 	s = strings.TrimSuffix(s, filepath.Ext(s))
-	s = safeName(s)
+	s = names.Safe(s)
 	return strings.TrimLeft(s, "._-")
 }
 

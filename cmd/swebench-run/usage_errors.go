@@ -8,6 +8,8 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
+
+	"github.com/swebench-run/swebench-run/internal/names"
 )
 
 // errUsage marks command-line mistakes (exit code 2).
@@ -54,7 +56,7 @@ func flagSuggestions(fs *pflag.FlagSet, typed string) []string {
 		if f.Hidden {
 			return
 		}
-		d := editDistance(typed, f.Name)
+		d := names.Distance(typed, f.Name)
 		limit := max(2, len(f.Name)/3)
 		if len(typed) == 1 {
 			limit = 0 // one letter is close to every short name
@@ -89,28 +91,6 @@ func didYouMean(suggestions []string) string {
 		return ""
 	}
 	return "\n\nDid you mean this?\n\t" + strings.Join(suggestions, "\n\t") + "\n"
-}
-
-// editDistance is the Levenshtein distance between a and b (case-insensitive).
-func editDistance(a, b string) int {
-	s, t := []rune(strings.ToLower(a)), []rune(strings.ToLower(b))
-	prev := make([]int, len(t)+1)
-	cur := make([]int, len(t)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(s); i++ {
-		cur[0] = i
-		for j := 1; j <= len(t); j++ {
-			cost := 1
-			if s[i-1] == t[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(t)]
 }
 
 // checkSingleDash rejects long flags written with one dash (-workers 4, -output DIR) before
