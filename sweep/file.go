@@ -238,8 +238,8 @@ func (f *File) ReplaceDatasets(datasets []DatasetSpec) {
 	}
 }
 
-// Defaults are the values a sweep takes where its file does not set them (the key is absent).
-// A zero field sets nothing: the command line gave the value.
+// Defaults are the values a sweep takes where its file has no key for them. A zero field
+// leaves its value alone: the caller passes zero for a value its command line gave.
 type Defaults struct {
 	Repeats     int
 	MaxAttempts int
