@@ -3,8 +3,6 @@ package main
 import (
 	"fmt"
 	"io"
-	"path/filepath"
-	"sort"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -13,15 +11,8 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/swebench-run/swebench-run/compare"
-	"github.com/swebench-run/swebench-run/dataset"
 	"github.com/swebench-run/swebench-run/eval"
-	"github.com/swebench-run/swebench-run/results"
-)
-
-// Defaults of a sweep.
-const (
-	defaultSweepName   = "sweep-{date}"
-	defaultSweepOutput = "sweeps"
+	"github.com/swebench-run/swebench-run/sweep"
 )
 
 const sweepExitCodes = `  0    every cell finished
@@ -161,8 +152,8 @@ func (f *sweepFlags) register(fs *pflag.FlagSet) {
 	fs.DurationVar(&f.evalTO, "eval-timeout", eval.DefaultTimeout, "with --eval: time limit of one instance's eval script")
 	flagGroup(fs, groupEval, "eval", "eval-timeout")
 
-	fs.StringVar(&f.name, "name", "", "name template of the sweep folder: {date} (YYYY-MM-DD) and {time} (HHMMSS), local time (default "+defaultSweepName+")")
-	fs.StringVarP(&f.output, "output", "o", "", "folder of the sweep folders and the history file (default "+defaultSweepOutput+")")
+	fs.StringVar(&f.name, "name", "", "name template of the sweep folder: {date} (YYYY-MM-DD) and {time} (HHMMSS), local time (default "+sweep.DefaultName+")")
+	fs.StringVarP(&f.output, "output", "o", "", "folder of the sweep folders and the history file (default "+sweep.DefaultOutput+")")
 	fs.StringVar(&f.history, "history-file", "", "history file (default <output>/"+compare.HistoryFile+")")
 	fs.StringVar(&f.baseline, "baseline", "", "the model (variant) the others are compared with in compare.json; its regressions are listed")
 	fs.StringVar(&f.run.progress, "progress", "auto", "progress display: auto, bar, lines, json or none")
@@ -181,67 +172,32 @@ func (f *sweepFlags) changed(name string) bool {
 	return f.fs != nil && f.fs.Changed(name)
 }
 
-// sweepPlan is a sweep resolved from its file and flags: the matrix and how to run it.
-type sweepPlan struct {
-	file     *sweepFile
-	run      runFlags // containers, limits, progress
-	name     string   // the sweep folder's name
-	dir      string   // <output>/<name>
-	history  string
-	datasets []*sweepData
-	models   []*sweepVariant
-	cells    []*sweepCell
-}
-
-// sweepData is one dataset of the matrix.
-type sweepData struct {
-	index  int
-	spec   sweepDataset
-	name   string
-	split  string
-	sel    dataset.Selection
-	loaded *dataset.Loaded
-}
-
-// sweepVariant is one model of the matrix.
-type sweepVariant struct {
-	index int
-	spec  sweepModel
-	name  string
-}
-
-// sweepCell is one run of the matrix: a model on a dataset, one repeat.
-type sweepCell struct {
-	name, variant, dir string
-	repeat             int
-	model              *sweepVariant
-	data               *sweepData
-}
-
 // load reads the sweep file (when given) and applies the flags over it.
-func (f *sweepFlags) load() (*sweepFile, error) {
-	sf := &sweepFile{set: map[string]bool{}, lines: sweepLines{keys: map[string]int{}}}
+func (f *sweepFlags) load() (*sweep.File, error) {
+	sf := sweep.NewFile()
 	if f.file != "" {
 		var err error
-		if sf, err = readSweepFile(f.file); err != nil {
+		if sf, err = sweep.ReadFile(f.file); err != nil {
 			return nil, err
 		}
 	}
 	if len(f.models) > 0 {
-		sf.Models, sf.lines.models = nil, nil
+		var models []sweep.ModelSpec
 		for _, m := range f.models {
 			name, mod, ok := strings.Cut(m, "=")
 			if !ok {
 				name, mod = "", m
 			}
-			sf.Models = append(sf.Models, sweepModel{Name: name, Model: mod, fromFlag: true})
+			models = append(models, sweep.ModelSpec{Name: name, Model: mod})
 		}
+		sf.ReplaceModels(models)
 	}
 	if len(f.splits) > 0 {
-		sf.Datasets, sf.lines.datasets = nil, nil
+		var datasets []sweep.DatasetSpec
 		for _, s := range f.splits {
-			sf.Datasets = append(sf.Datasets, sweepDataset{Split: s, fromFlag: true})
+			datasets = append(datasets, sweep.DatasetSpec{Split: s})
 		}
+		sf.ReplaceDatasets(datasets)
 	}
 	ids, err := parseIDs(f.ids, "--instance-ids")
 	if err != nil {
@@ -305,25 +261,14 @@ func (f *sweepFlags) load() (*sweepFile, error) {
 	fromFile("cpus", sf.CPUs != 0, func() { r.cpus = sf.CPUs })
 	fromFile("pids-limit", sf.PidsLimit != 0, func() { r.pids = sf.PidsLimit })
 	if err := sweepBackend(r, sf.Backend, f.changed("backend")); err != nil {
-		return nil, fmt.Errorf("%s%w", sf.at(sf.lines.keys["backend"]), err)
+		return nil, fmt.Errorf("%s%w", sf.At("backend"), err)
 	}
 
-	// Defaults.
-	if sf.Name == "" {
-		sf.Name = defaultSweepName
+	defaults := sweep.Defaults{Repeats: 1, MaxAttempts: f.maxTries, EvalTimeout: eval.DefaultTimeout}
+	if f.changed("repeats") {
+		defaults.Repeats = 0 // --repeats 0 is refused, not defaulted
 	}
-	if sf.Output == "" {
-		sf.Output = defaultSweepOutput
-	}
-	if sf.Repeats == 0 && !sf.set["repeats"] && !f.changed("repeats") {
-		sf.Repeats = 1
-	}
-	if sf.MaxAttempts == 0 && !sf.set["max_attempts"] {
-		sf.MaxAttempts = f.maxTries
-	}
-	if sf.EvalTimeout == 0 && !sf.set["eval_timeout"] {
-		sf.EvalTimeout = eval.DefaultTimeout
-	}
+	sf.FillDefaults(defaults)
 	r.maxAttempts, r.eval, r.evalTimeout, r.maxDuration, r.force = sf.MaxAttempts, sf.Eval, sf.EvalTimeout, sf.MaxDuration, f.force
 	return sf, nil
 }
@@ -341,166 +286,13 @@ func sweepBackend(r *runFlags, name string, flagSet bool) error {
 	return fmt.Errorf("backend %q: want docker or kubernetes", name)
 }
 
-// plan checks the sweep's values and expands its matrix into cells. Nothing is read but the
-// sweep file (datasets, configs and models are checked by prepare).
-func (sf *sweepFile) plan(r runFlags, now time.Time) (*sweepPlan, error) {
-	key := func(k string) string { return sf.at(sf.lines.keys[k]) }
-	switch {
-	case len(sf.Models) == 0:
-		return nil, fmt.Errorf("%w: %sthe sweep has no models: give models: in the sweep file, or --model [NAME=]MODEL", errUsage, sf.at(0))
-	case len(sf.Datasets) == 0:
-		return nil, fmt.Errorf("%w: %sthe sweep has no datasets: give datasets: in the sweep file, or --split DATASET", errUsage, sf.at(0))
-	case sf.Repeats < 1:
-		return nil, fmt.Errorf("%w: %srepeats %d: want at least 1", errUsage, key("repeats"), sf.Repeats)
-	case r.workers < 1:
-		return nil, fmt.Errorf("%w: %sworkers %d: want at least 1", errUsage, key("workers"), r.workers)
-	case r.pullWorkers < 1:
-		return nil, fmt.Errorf("%w: %spull_workers %d: want at least 1", errUsage, key("pull_workers"), r.pullWorkers)
-	case sf.MaxAttempts < 1:
-		return nil, fmt.Errorf("%w: %smax_attempts %d: want at least 1", errUsage, key("max_attempts"), sf.MaxAttempts)
-	case sf.MaxCost < 0:
-		return nil, fmt.Errorf("%w: %smax_cost must not be negative", errUsage, key("max_cost"))
-	case sf.MaxDuration < 0:
-		return nil, fmt.Errorf("%w: %smax_duration must not be negative", errUsage, key("max_duration"))
-	case sf.EvalTimeout <= 0:
-		return nil, fmt.Errorf("%w: %seval_timeout must be positive", errUsage, key("eval_timeout"))
-	}
-	p := &sweepPlan{file: sf, run: r}
-	p.name = expandSweepName(sf.Name, now)
-	if !sweepNameRe.MatchString(p.name) {
-		return nil, fmt.Errorf("%w: %sname %q makes the folder name %q: use letters, digits, '.', '_', '-' and {date}, {time}", errUsage, key("name"), sf.Name, p.name)
-	}
-	p.dir = filepath.Join(sf.Output, p.name)
-	p.history = sf.History
-	if p.history == "" {
-		p.history = filepath.Join(sf.Output, compare.HistoryFile)
-	}
-
-	dataNames := map[string]int{}
-	for k, d := range sf.Datasets {
-		where := sf.datasetAt(k)
-		if d.Split == "" {
-			return nil, fmt.Errorf("%w: %sdatasets[%d] has no split", errUsage, where, k)
-		}
-		sd := &sweepData{index: k, spec: d, name: d.Name, split: d.Split, sel: d.selection()}
-		if !d.fromFlag {
-			sd.split = sf.relToFile(d.Split)
-		}
-		if sd.name == "" {
-			sd.name = namePart(d.Split)
-		}
-		if !sweepNameRe.MatchString(sd.name) {
-			return nil, fmt.Errorf("%w: %sdatasets[%d]: name %q: use letters, digits, '.', '_' and '-' (it names folders)", errUsage, where, k, sd.name)
-		}
-		if prev, dup := dataNames[sd.name]; dup {
-			return nil, fmt.Errorf("%w: %sdatasets[%d]: the name %q is also the name of datasets[%d]%s; give each a distinct name", errUsage, where, k, sd.name, prev, lineNote(sf, sf.lines.datasets, prev))
-		}
-		dataNames[sd.name] = k
-		if err := sd.sel.Validate(); err != nil {
-			return nil, fmt.Errorf("%w: %sdatasets[%d] (%s): %v", errUsage, where, k, sd.name, err)
-		}
-		p.datasets = append(p.datasets, sd)
-	}
-	modelNames := map[string]int{}
-	for k, m := range sf.Models {
-		where := sf.modelAt(k)
-		if m.Model == "" {
-			return nil, fmt.Errorf("%w: %smodels[%d] has no model: (e.g. model: openai/gpt-5)", errUsage, where, k)
-		}
-		if m.MaxCost < 0 {
-			return nil, fmt.Errorf("%w: %smodels[%d]: max_cost must not be negative", errUsage, where, k)
-		}
-		if strings.HasPrefix(m.Model, "scripted:") && !m.fromFlag {
-			m.Model = "scripted:" + sf.relToFile(strings.TrimPrefix(m.Model, "scripted:"))
-		}
-		sv := &sweepVariant{index: k, spec: m, name: m.Name}
-		if sv.name == "" {
-			sv.name = namePart(m.Model)
-		}
-		if !sweepNameRe.MatchString(sv.name) {
-			return nil, fmt.Errorf("%w: %smodels[%d]: name %q: use letters, digits, '.', '_' and '-' (it names folders)", errUsage, where, k, sv.name)
-		}
-		if prev, dup := modelNames[sv.name]; dup {
-			return nil, fmt.Errorf("%w: %smodels[%d]: duplicate name %q (also models[%d]%s): two settings of one model are two models, each with its own name", errUsage, where, k, sv.name, prev, lineNote(sf, sf.lines.models, prev))
-		}
-		modelNames[sv.name] = k
-		p.models = append(p.models, sv)
-	}
-	if sf.Baseline != "" {
-		if _, ok := modelNames[sf.Baseline]; !ok && len(p.datasets) == 1 {
-			return nil, fmt.Errorf("%w: %sbaseline %q names no model; the models are %s", errUsage, key("baseline"), sf.Baseline, strings.Join(sortedNames(modelNames), ", "))
-		}
-	}
-	cellNames := map[string]*sweepCell{}
-	for _, m := range p.models {
-		for _, d := range p.datasets {
-			variant := m.name
-			if len(p.datasets) > 1 {
-				variant += "-" + d.name
-			}
-			for r := 1; r <= sf.Repeats; r++ {
-				name := variant
-				if sf.Repeats > 1 {
-					name = fmt.Sprintf("%s-r%d", variant, r)
-				}
-				c := &sweepCell{name: name, variant: variant, dir: name, repeat: r, model: m, data: d}
-				if reservedSweepNames[strings.ToLower(name)] {
-					return nil, fmt.Errorf("%w: %smodels[%d] (%s): the cell name %q is taken by a file of the sweep folder; rename the model", errUsage, sf.modelAt(m.index), m.index, m.name, name)
-				}
-				if prev, dup := cellNames[name]; dup {
-					return nil, fmt.Errorf("%w: %smodels[%d] (%s): duplicate cell name %q: also the cell of models[%d] (%s)%s; rename one of the models",
-						errUsage, sf.modelAt(m.index), m.index, m.name, name, prev.model.index, prev.model.name, lineNote(sf, sf.lines.models, prev.model.index))
-				}
-				cellNames[name] = c
-				p.cells = append(p.cells, c)
-			}
-		}
-	}
-	if sf.Baseline != "" && len(p.datasets) > 1 {
-		found := false
-		for _, c := range p.cells {
-			found = found || c.variant == sf.Baseline
-		}
-		if !found {
-			return nil, fmt.Errorf("%w: %sbaseline %q names no variant; with several datasets the variants are MODEL-DATASET, e.g. %s", errUsage, key("baseline"), sf.Baseline, p.cells[0].variant)
-		}
-	}
-	return p, nil
-}
-
-// reservedSweepNames are the files of a sweep folder that no cell may be named as.
-var reservedSweepNames = map[string]bool{
-	compare.SweepFile: true, sweepCompareJSON: true, sweepCompareMD: true, results.LogFile: true, results.LockFile: true,
-}
-
-// lineNote is " on line N" for entry k of a list of the sweep file.
-func lineNote(sf *sweepFile, lines []int, k int) string {
-	if sf.path == "" || k >= len(lines) {
-		return ""
-	}
-	return fmt.Sprintf(" on line %d", lines[k])
-}
-
-func sortedNames(m map[string]int) []string {
-	out := make([]string, 0, len(m))
-	for n := range m {
-		out = append(out, n)
-	}
-	sort.Strings(out)
-	return out
-}
-
-// printPlan prints the cells of a sweep (the dry run).
-func printPlan(w io.Writer, p *sweepPlan) {
-	fmt.Fprintf(w, "sweep %s: %d cells (%d models × %d datasets × %d repeats)\n", p.dir, len(p.cells), len(p.models), len(p.datasets), p.file.Repeats)
+// printPlan prints the cells of a prepared sweep (the dry run).
+func printPlan(w io.Writer, p *sweepJob, st *sweepState) {
+	fmt.Fprintf(w, "sweep %s: %d cells (%d models × %d datasets × %d repeats)\n", p.Dir, len(p.Cells), len(p.Models), len(p.Datasets), p.File.Repeats)
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "CELL\tVARIANT\tREPEAT\tMODEL\tDATASET\tINSTANCES")
-	for _, c := range p.cells {
-		n := "?"
-		if c.data.loaded != nil {
-			n = fmt.Sprint(len(c.data.loaded.Instances))
-		}
-		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\t%s\n", c.name, c.variant, c.repeat, c.model.spec.Model, c.data.split, n)
+	for _, cs := range st.cells {
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\t%d\n", cs.Name, cs.Variant, cs.Repeat, cs.Model.Spec.Model, cs.Dataset.Split, len(cs.loaded.Instances))
 	}
 	tw.Flush()
 }

@@ -19,6 +19,7 @@ import (
 	"github.com/swebench-run/swebench-run/dataset"
 	"github.com/swebench-run/swebench-run/model"
 	"github.com/swebench-run/swebench-run/results"
+	"github.com/swebench-run/swebench-run/sweep"
 )
 
 // demoScript reads the demo's script (every instance solved with its gold patch).
@@ -77,7 +78,7 @@ func sweepFolder(t *testing.T, out string) string {
 
 func readCompareJSON(t *testing.T, dir string) *compare.Result {
 	t.Helper()
-	data, err := os.ReadFile(filepath.Join(dir, sweepCompareJSON))
+	data, err := os.ReadFile(filepath.Join(dir, sweep.CompareJSON))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -145,8 +146,8 @@ baseline: full
 	if code != 0 {
 		t.Fatalf("sweep: exit %d\n%s", code, stderr)
 	}
-	sweep := sweepFolder(t, out)
-	man, err := compare.ReadSweep(sweep)
+	folder := sweepFolder(t, out)
+	man, err := compare.ReadSweep(folder)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -166,7 +167,7 @@ baseline: full
 	}
 	var order []queued
 	for _, c := range man.Cells {
-		cell := filepath.Join(sweep, c.Dir)
+		cell := filepath.Join(folder, c.Dir)
 		recs := readLedger(t, cell)
 		if len(recs) != len(insts) {
 			t.Errorf("%s: %d ledger records, want %d", c.Name, len(recs), len(insts))
@@ -222,7 +223,7 @@ baseline: full
 	}
 
 	// The comparison: exactly the planted flips, a gate against the baseline.
-	res := readCompareJSON(t, sweep)
+	res := readCompareJSON(t, folder)
 	if len(res.Pairs) != 1 {
 		t.Fatalf("compare.json has %d pairs, want 1 (partial against full)", len(res.Pairs))
 	}
@@ -238,7 +239,7 @@ baseline: full
 			t.Errorf("input %s: %d repeats (pass@k %v), want 2", in.Name, in.Repeats, in.Pass)
 		}
 	}
-	if _, err := os.Stat(filepath.Join(sweep, sweepCompareMD)); err != nil {
+	if _, err := os.Stat(filepath.Join(folder, sweep.CompareMD)); err != nil {
 		t.Error(err)
 	}
 	if !strings.Contains(stdout, "partial against full") {
@@ -268,7 +269,7 @@ baseline: full
 		t.Errorf("resume did not skip everything:\n%s", stderr)
 	}
 	for _, c := range man.Cells {
-		if n := len(readLedger(t, filepath.Join(sweep, c.Dir))); n != len(insts) {
+		if n := len(readLedger(t, filepath.Join(folder, c.Dir))); n != len(insts) {
 			t.Errorf("resume: %s has %d ledger records, want %d", c.Name, n, len(insts))
 		}
 	}
@@ -277,10 +278,10 @@ baseline: full
 	}
 
 	// The regression gate in CI, and the history of the nights.
-	if code, out, msg := runCLI(t, "compare", sweep, "--baseline", "full", "--fail-on-regression", "--markdown"); code != exitRegression || !strings.Contains(msg, "partial vs full: regression") {
+	if code, out, msg := runCLI(t, "compare", folder, "--baseline", "full", "--fail-on-regression", "--markdown"); code != exitRegression || !strings.Contains(msg, "partial vs full: regression") {
 		t.Errorf("compare --fail-on-regression: exit %d, want %d\n%s\n%s", code, exitRegression, out, msg)
 	}
-	if code, out, msg := runCLI(t, "compare", sweep, "--history", "3"); code != 0 || !strings.Contains(out, "partial") {
+	if code, out, msg := runCLI(t, "compare", folder, "--history", "3"); code != 0 || !strings.Contains(out, "partial") {
 		t.Errorf("compare --history: exit %d\n%s\n%s", code, out, msg)
 	}
 
@@ -290,7 +291,7 @@ baseline: full
 		t.Errorf("changed matrix: exit %d\n%s", code, stderr)
 	}
 	for _, c := range man.Cells {
-		if m, err := results.ReadManifest(filepath.Join(sweep, c.Dir)); err != nil || m == nil {
+		if m, err := results.ReadManifest(filepath.Join(folder, c.Dir)); err != nil || m == nil {
 			t.Errorf("%s: run.json: %v", c.Name, err)
 		} else {
 			assertNoContainers(t, m.RunID)
@@ -322,11 +323,11 @@ func TestSweepDeadlineKeepsCellsPaired(t *testing.T) {
 	if code != exitInterrupted || !strings.Contains(stderr, "max_duration 45s reached") {
 		t.Fatalf("exit %d, want %d after the deadline\n%s", code, exitInterrupted, stderr)
 	}
-	sweep := filepath.Join(out, "cut")
+	folder := filepath.Join(out, "cut")
 	var sets []string
 	for _, cell := range []string{"a", "b"} {
 		var finished, cut []string
-		for id, r := range lastRecords(t, filepath.Join(sweep, cell)) {
+		for id, r := range lastRecords(t, filepath.Join(folder, cell)) {
 			if r.Category == results.CategoryModel {
 				finished = append(finished, id)
 			} else {
@@ -345,7 +346,7 @@ func TestSweepDeadlineKeepsCellsPaired(t *testing.T) {
 		t.Errorf("the cells stopped on different instances: %s and %s", sets[0], sets[1])
 	}
 	// Still compared, on those instances.
-	res := readCompareJSON(t, sweep)
+	res := readCompareJSON(t, folder)
 	if len(res.Pairs) != 1 || res.Pairs[0].Common != 2 || len(res.Pairs[0].AOnly)+len(res.Pairs[0].BOnly) != 0 {
 		t.Errorf("compare.json pairs %+v, want a and b on the same 2 instances", res.Pairs)
 	}
@@ -378,8 +379,8 @@ workers: 2
 	if code != exitFailure || !strings.Contains(stderr, "1 cells stopped on a fatal model error") || !strings.Contains(stderr, "badkey: openai: HTTP 401") {
 		t.Fatalf("exit %d, want 1 naming the stopped cell and the 401\n%s", code, stderr)
 	}
-	sweep := filepath.Join(dir, "sweeps", "keys")
-	good := lastRecords(t, filepath.Join(sweep, "good"))
+	folder := filepath.Join(dir, "sweeps", "keys")
+	good := lastRecords(t, filepath.Join(folder, "good"))
 	if len(good) != len(insts) {
 		t.Errorf("the good cell finished %d instances, want %d", len(good), len(insts))
 	}
@@ -388,7 +389,7 @@ workers: 2
 			t.Errorf("good cell, %s: %s", id, r.ExitStatus)
 		}
 	}
-	bad := readLedger(t, filepath.Join(sweep, "badkey"))
+	bad := readLedger(t, filepath.Join(folder, "badkey"))
 	if len(bad) == 0 || len(bad) > 2 {
 		t.Errorf("the bad cell recorded %d instances, want 1 or 2 (those already started)", len(bad))
 	}
@@ -400,10 +401,10 @@ workers: 2
 	if n := calls.Load(); n > 2 {
 		t.Errorf("the provider saw %d calls; a refused key stops the cell at once", n)
 	}
-	if _, err := os.Stat(filepath.Join(sweep, sweepCompareJSON)); err != nil {
+	if _, err := os.Stat(filepath.Join(folder, sweep.CompareJSON)); err != nil {
 		t.Errorf("no comparison after a stopped cell: %v", err)
 	}
-	assertKeyAbsent(t, sweep)
+	assertKeyAbsent(t, folder)
 }
 
 // Cost limits of a sweep, against an OpenAI-compatible provider whose every call costs $1.05
@@ -432,21 +433,21 @@ workers: %d
 `, filepath.Join(dir, "sweeps"), split, workers)), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	sweep := filepath.Join(dir, "sweeps", "costs")
+	folder := filepath.Join(dir, "sweeps", "costs")
 	code, _, stderr := runCLI(t, "sweep", "-c", file, "--progress", "none")
 	if code != exitFailure || !strings.Contains(stderr, "a cost limit is spent") {
 		t.Fatalf("first run: exit %d, want 1 with the cost limit message\n%s", code, stderr)
 	}
-	spentA, spentB := ledgerCost(t, filepath.Join(sweep, "a")), ledgerCost(t, filepath.Join(sweep, "b"))
+	spentA, spentB := ledgerCost(t, filepath.Join(folder, "a")), ledgerCost(t, filepath.Join(folder, "b"))
 	if bound := 5 + workers*callCost; spentA > bound+1e-9 {
 		t.Errorf("model a spent $%.2f, over its bound $%.2f", spentA, bound)
 	}
 	if bound := 15 + workers*callCost; spentA+spentB > bound+1e-9 {
 		t.Errorf("the sweep spent $%.2f, over its bound $%.2f", spentA+spentB, bound)
 	}
-	recordsA := len(readLedger(t, filepath.Join(sweep, "a")))
+	recordsA := len(readLedger(t, filepath.Join(folder, "a")))
 	for _, cell := range []string{"a", "b"} {
-		for id, r := range lastRecords(t, filepath.Join(sweep, cell)) {
+		for id, r := range lastRecords(t, filepath.Join(folder, cell)) {
 			if r.ExitStatus == model.StatusLimitsExceeded {
 				t.Errorf("%s, %s ended LimitsExceeded: a budget is not the instance's own limit", cell, id)
 			}
@@ -463,10 +464,10 @@ workers: %d
 	if code != exitFailure || !strings.Contains(stderr, "cells a stopped") || !strings.Contains(stderr, "cost limit of a $5.00") {
 		t.Errorf("resume: exit %d, want 1 with a still over its limit\n%s", code, stderr)
 	}
-	if n := len(readLedger(t, filepath.Join(sweep, "a"))); n != recordsA {
+	if n := len(readLedger(t, filepath.Join(folder, "a"))); n != recordsA {
 		t.Errorf("resume ran %d instances of a, whose limit is spent", n-recordsA)
 	}
-	last := lastRecords(t, filepath.Join(sweep, "b"))
+	last := lastRecords(t, filepath.Join(folder, "b"))
 	for _, id := range ids {
 		if r := last[id]; r.ExitStatus != "Submitted" {
 			t.Errorf("b, %s: %s after the resume, want Submitted", id, r.ExitStatus)

@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -25,12 +24,7 @@ import (
 	"github.com/swebench-run/swebench-run/results"
 	"github.com/swebench-run/swebench-run/runner"
 	"github.com/swebench-run/swebench-run/sandbox"
-)
-
-// Files a sweep writes into its folder besides the cells and sweep.json.
-const (
-	sweepCompareJSON = "compare.json"
-	sweepCompareMD   = "compare.md"
+	"github.com/swebench-run/swebench-run/sweep"
 )
 
 // runSweep runs the sweep f describes.
@@ -40,15 +34,16 @@ func runSweep(ctx context.Context, stop <-chan struct{}, f *sweepFlags, stdout, 
 	if err != nil {
 		return err
 	}
-	p, err := sf.plan(f.run, now)
+	plan, err := sf.Plan(sweep.Options{Workers: f.run.workers, PullWorkers: f.run.pullWorkers}, now)
 	if err != nil {
-		return err
+		return fmt.Errorf("%w: %w", errUsage, err)
 	}
+	p := &sweepJob{Plan: plan, run: f.run}
 	pull := dockerenv.PullPolicy(p.run.pull)
 	switch pull {
 	case dockerenv.PullMissing, dockerenv.PullAlways, dockerenv.PullNever:
 	default:
-		return fmt.Errorf("%w: %spull %q: want missing, always or never", errUsage, sf.at(sf.lines.keys["pull"]), p.run.pull)
+		return fmt.Errorf("%w: %spull %q: want missing, always or never", errUsage, sf.At("pull"), p.run.pull)
 	}
 	limits, err := p.run.limits()
 	if err != nil {
@@ -59,15 +54,22 @@ func runSweep(ctx context.Context, stop <-chan struct{}, f *sweepFlags, stdout, 
 		return err
 	}
 	if f.dryRun {
-		printPlan(stdout, p)
+		printPlan(stdout, p, st)
 		return nil
 	}
 	return p.execute(ctx, stop, st, pull, limits, now, stdout, stderr)
 }
 
+// sweepJob is a planned sweep with the command line's settings of where and how it runs.
+type sweepJob struct {
+	*sweep.Plan
+	run runFlags // containers, limits, progress
+}
+
 // sweepState is what prepare builds for each model and cell before anything runs.
 type sweepState struct {
 	configs     []*configs.Config // by model
+	loaded      []*dataset.Loaded // by dataset
 	modelBudget []*model.Budget   // by model
 	sweepBudget *model.Budget
 	cells       []*cellState
@@ -75,7 +77,8 @@ type sweepState struct {
 
 // cellState is one cell being run.
 type cellState struct {
-	*sweepCell
+	*sweep.Cell
+	loaded    *dataset.Loaded
 	cfg       *configs.Config
 	models    runner.Models
 	modelName string
@@ -90,157 +93,108 @@ type cellState struct {
 // prepare checks everything that can be checked before anything runs: every model's config
 // (loaded strictly), every dataset (loaded and selected; evaluable with eval), and every cell's
 // model (known price, API key). Errors name the sweep file's entry and line.
-func (p *sweepPlan) prepare(ctx context.Context, stderr io.Writer) (*sweepState, error) {
-	sf := p.file
+func (p *sweepJob) prepare(ctx context.Context, stderr io.Writer) (*sweepState, error) {
+	sf := p.File
 	st := &sweepState{sweepBudget: model.NewBudget(sf.MaxCost)}
-	for _, m := range p.models {
+	for _, m := range p.Models {
 		var vals []string
-		for _, v := range append(append([]string{}, sf.Config...), m.spec.Config...) {
+		for _, v := range append(append([]string{}, sf.Config...), m.Spec.Config...) {
 			if files, _ := splitConfigArgs([]string{v}); len(files) == 1 {
-				v = sf.relToFile(v)
+				v = sf.Resolve(v)
 			}
 			vals = append(vals, v)
 		}
 		files, overrides := splitConfigArgs(vals)
 		cfg, err := configs.Load(files, overrides)
 		if err != nil {
-			return nil, fmt.Errorf("%smodels[%d] (%s): %w", sf.modelAt(m.index), m.index, m.name, err)
+			return nil, fmt.Errorf("%smodels[%d] (%s): %w", sf.ModelAt(m.Index), m.Index, m.Name, err)
 		}
-		cfg.Model.ModelName = m.spec.Model
-		cfg.Set("model.model_name", m.spec.Model)
+		cfg.Model.ModelName = m.Spec.Model
+		cfg.Set("model.model_name", m.Spec.Model)
 		for _, k := range cfg.Ignored {
-			fmt.Fprintf(stderr, "swebench-run: %s: config key %s has no meaning here and is ignored\n", m.name, k)
+			fmt.Fprintf(stderr, "swebench-run: %s: config key %s has no meaning here and is ignored\n", m.Name, k)
 		}
 		st.configs = append(st.configs, cfg)
-		st.modelBudget = append(st.modelBudget, model.NewBudget(m.spec.MaxCost, st.sweepBudget))
+		st.modelBudget = append(st.modelBudget, model.NewBudget(m.Spec.MaxCost, st.sweepBudget))
 	}
 	require := dataset.RequireRun
 	if sf.Eval {
 		require = dataset.RequireEval
 	}
-	for _, d := range p.datasets {
-		sel := d.sel
-		loaded, err := dataset.Load(ctx, d.split, dataset.LoadOptions{Progress: stderr, Selection: &sel, Require: require, Complete: sf.Eval})
+	for _, d := range p.Datasets {
+		sel := d.Selection
+		loaded, err := dataset.Load(ctx, d.Split, dataset.LoadOptions{Progress: stderr, Selection: &sel, Require: require, Complete: sf.Eval})
 		if err != nil {
-			return nil, fmt.Errorf("%sdatasets[%d] (%s): %w", sf.datasetAt(d.index), d.index, d.name, err)
+			return nil, fmt.Errorf("%sdatasets[%d] (%s): %w", sf.DatasetAt(d.Index), d.Index, d.Name, err)
 		}
 		// An image template given explicitly (the dataset's, else the sweep's) names every row's
 		// image, as --image-template does for run.
-		if tmpl := d.spec.ImageTemplate; tmpl != "" || p.run.imageTemplateSet {
+		if tmpl := d.Spec.ImageTemplate; tmpl != "" || p.run.imageTemplateSet {
 			if tmpl == "" {
 				tmpl = p.run.imageTemplate
 			}
 			if err := dataset.ApplyImageTemplate(loaded.Instances, tmpl); err != nil {
-				return nil, fmt.Errorf("%sdatasets[%d] (%s): %w", sf.datasetAt(d.index), d.index, d.name, err)
+				return nil, fmt.Errorf("%sdatasets[%d] (%s): %w", sf.DatasetAt(d.Index), d.Index, d.Name, err)
 			}
 		}
 		if sf.Eval {
 			if err := eval.CheckInstances(loaded.Instances); err != nil {
-				return nil, fmt.Errorf("%sdatasets[%d] (%s): %w", sf.datasetAt(d.index), d.index, d.name, err)
+				return nil, fmt.Errorf("%sdatasets[%d] (%s): %w", sf.DatasetAt(d.Index), d.Index, d.Name, err)
 			}
 		}
 		if len(loaded.Instances) == 0 {
-			return nil, fmt.Errorf("%sdatasets[%d] (%s): the selection is empty", sf.datasetAt(d.index), d.index, d.name)
+			return nil, fmt.Errorf("%sdatasets[%d] (%s): the selection is empty", sf.DatasetAt(d.Index), d.Index, d.Name)
 		}
-		d.loaded = loaded
+		st.loaded = append(st.loaded, loaded)
 	}
 	// One rate limiter per provider endpoint, model and key over all cells.
 	limiters := model.NewLimiters()
-	for _, c := range p.cells {
-		cs := &cellState{sweepCell: c, cfg: st.configs[c.model.index], path: filepath.Join(p.dir, c.dir)}
-		cs.budget = model.NewBudget(0, st.modelBudget[c.model.index])
+	for _, c := range p.Cells {
+		cs := &cellState{Cell: c, loaded: st.loaded[c.Dataset.Index], cfg: st.configs[c.Model.Index], path: filepath.Join(p.Dir, c.Dir)}
+		cs.budget = model.NewBudget(0, st.modelBudget[c.Model.Index])
 		var err error
-		if cs.models, cs.modelName, err = newProvider(cs.cfg, c.data.split, cs.budget, limiters); err != nil {
-			return nil, fmt.Errorf("%smodels[%d] (%s): %w", sf.modelAt(c.model.index), c.model.index, c.model.name, err)
+		if cs.models, cs.modelName, err = newProvider(cs.cfg, c.Dataset.Split, cs.budget, limiters); err != nil {
+			return nil, fmt.Errorf("%smodels[%d] (%s): %w", sf.ModelAt(c.Model.Index), c.Model.Index, c.Model.Name, err)
 		}
 		st.cells = append(st.cells, cs)
 	}
 	return st, nil
 }
 
-// manifest is the sweep.json of the planned matrix.
-func (p *sweepPlan) manifest(st *sweepState, now time.Time) (*compare.Sweep, error) {
-	s := &compare.Sweep{SchemaVersion: compare.SweepSchemaVersion, Name: p.name, Created: now.UTC().Truncate(time.Second)}
-	for _, cs := range st.cells {
+// manifest is the sweep.json of the planned matrix, as prepared.
+func (p *sweepJob) manifest(st *sweepState, now time.Time) (*compare.Sweep, error) {
+	resolved := make([]sweep.Resolved, len(st.cells))
+	for k, cs := range st.cells {
 		config, _ := normalize(cs.cfg.Dump()).(map[string]any)
-		ds, err := json.Marshal(cs.data.loaded.Manifest())
-		if err != nil {
-			return nil, err
-		}
-		name, rev := compare.DatasetOf(ds)
-		s.Cells = append(s.Cells, compare.Cell{Name: cs.name, Variant: cs.variant, Dir: cs.dir, Model: cs.modelName,
-			ConfigHash: compare.ConfigHash(config), Dataset: name, DatasetRevision: rev, Repeat: cs.repeat})
+		resolved[k] = sweep.Resolved{Model: cs.modelName, Config: config, Dataset: cs.loaded}
 	}
-	return s, s.Validate()
-}
-
-// matrixChanges names what differs between the matrix of a sweep folder and the planned one.
-func matrixChanges(prev, cur *compare.Sweep) []string {
-	var out []string
-	old := map[string]compare.Cell{}
-	for _, c := range prev.Cells {
-		old[c.Name] = c
-	}
-	seen := map[string]bool{}
-	for _, c := range cur.Cells {
-		seen[c.Name] = true
-		o, ok := old[c.Name]
-		if !ok {
-			out = append(out, fmt.Sprintf("cell %s added", c.Name))
-			continue
-		}
-		for _, d := range []struct{ what, a, b string }{
-			{"variant", o.Variant, c.Variant}, {"dir", o.Dir, c.Dir}, {"model", o.Model, c.Model},
-			{"config_hash", o.ConfigHash, c.ConfigHash}, {"dataset", o.Dataset, c.Dataset},
-			{"dataset_revision", o.DatasetRevision, c.DatasetRevision}, {"repeat", fmt.Sprint(o.Repeat), fmt.Sprint(c.Repeat)},
-		} {
-			if d.a != d.b {
-				out = append(out, fmt.Sprintf("cell %s: %s %s → %s", c.Name, d.what, short(d.a), short(d.b)))
-			}
-		}
-	}
-	for _, c := range prev.Cells {
-		if !seen[c.Name] {
-			out = append(out, fmt.Sprintf("cell %s removed", c.Name))
-		}
-	}
-	return out
-}
-
-func short(s string) string {
-	if len(s) > 24 {
-		return s[:21] + "…"
-	}
-	if s == "" {
-		return `""`
-	}
-	return s
+	return p.Manifest(resolved, now)
 }
 
 // execute runs a prepared sweep: locks, sweep.json, the cells' directories and budgets, the
 // backend, the runner, then the reports, the comparison and the history.
-func (p *sweepPlan) execute(ctx context.Context, stop <-chan struct{}, st *sweepState, pull dockerenv.PullPolicy, limits sandbox.Limits, now time.Time, stdout, stderr io.Writer) error {
-	sf, r := p.file, &p.run
-	lock, err := lockOutput(ctx, p.dir, r.wait, stderr)
+func (p *sweepJob) execute(ctx context.Context, stop <-chan struct{}, st *sweepState, pull dockerenv.PullPolicy, limits sandbox.Limits, now time.Time, stdout, stderr io.Writer) error {
+	sf, r := p.File, &p.run
+	lock, err := lockOutput(ctx, p.Dir, r.wait, stderr)
 	if err != nil {
 		return err
 	}
 	defer lock.Unlock()
 	man, err := p.manifest(st, now)
 	if err != nil {
-		return fmt.Errorf("sweep %s: %w", p.dir, err)
+		return fmt.Errorf("sweep %s: %w", p.Dir, err)
 	}
-	if _, err := os.Stat(filepath.Join(p.dir, compare.SweepFile)); err == nil {
-		prev, err := compare.ReadSweep(p.dir)
+	if _, err := os.Stat(filepath.Join(p.Dir, compare.SweepFile)); err == nil {
+		prev, err := compare.ReadSweep(p.Dir)
 		if err != nil {
 			return err
 		}
-		if changes := matrixChanges(prev, man); len(changes) > 0 {
+		if changes := sweep.MatrixChanges(prev, man); len(changes) > 0 {
 			if !r.force {
 				return fmt.Errorf("%s holds a sweep with another matrix: %s. Resuming would mix incomparable results: rerun with the same sweep file and flags, use another --name, or --force to resume anyway",
-					p.dir, strings.Join(changes, "; "))
+					p.Dir, strings.Join(changes, "; "))
 			}
-			fmt.Fprintf(stderr, "swebench-run: --force: resuming %s with a changed matrix: %s\n", p.dir, strings.Join(changes, "; "))
+			fmt.Fprintf(stderr, "swebench-run: --force: resuming %s with a changed matrix: %s\n", p.Dir, strings.Join(changes, "; "))
 		}
 		man.Created = prev.Created
 	}
@@ -257,39 +211,39 @@ func (p *sweepPlan) execute(ctx context.Context, stop <-chan struct{}, st *sweep
 		}
 		defer cs.out.Close()
 		reportRepairs(stderr, cs.path, cs.out)
-		m, err := prepareManifest(cs.out, "", r.force, cs.cfg, cs.data.loaded, cs.modelName)
+		m, err := prepareManifest(cs.out, "", r.force, cs.cfg, cs.loaded, cs.modelName)
 		if err != nil {
-			return fmt.Errorf("cell %s: %w", cs.name, err)
+			return fmt.Errorf("cell %s: %w", cs.Name, err)
 		}
 		cs.runID = m.RunID
 	}
-	if err := compare.WriteSweep(p.dir, man); err != nil {
+	if err := compare.WriteSweep(p.Dir, man); err != nil {
 		return err
 	}
 
-	modelSpent := st.restoreBudgets(len(p.models))
+	modelSpent := st.restoreBudgets(len(p.Models))
 	if sf.MaxCost > 0 {
-		fmt.Fprintf(stderr, "swebench-run: sweep cost limit $%.2f: $%.4f spent by earlier runs of %s, $%.4f left\n", sf.MaxCost, st.sweepBudget.Earlier(), p.dir, st.sweepBudget.Left())
+		fmt.Fprintf(stderr, "swebench-run: sweep cost limit $%.2f: $%.4f spent by earlier runs of %s, $%.4f left\n", sf.MaxCost, st.sweepBudget.Earlier(), p.Dir, st.sweepBudget.Left())
 	}
-	for k, m := range p.models {
-		if m.spec.MaxCost > 0 {
-			fmt.Fprintf(stderr, "swebench-run: cost limit of %s $%.2f: $%.4f spent by earlier runs, $%.4f left\n", m.name, m.spec.MaxCost, modelSpent[k], st.modelBudget[k].Left())
+	for k, m := range p.Models {
+		if m.Spec.MaxCost > 0 {
+			fmt.Fprintf(stderr, "swebench-run: cost limit of %s $%.2f: $%.4f spent by earlier runs, $%.4f left\n", m.Name, m.Spec.MaxCost, modelSpent[k], st.modelBudget[k].Left())
 		}
 	}
 
-	logFile, err := os.OpenFile(filepath.Join(p.dir, results.LogFile), os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+	logFile, err := os.OpenFile(filepath.Join(p.Dir, results.LogFile), os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
 	if err != nil {
 		return fmt.Errorf("log file: %w", err)
 	}
 	defer logFile.Close()
-	logger := slog.New(slog.NewJSONHandler(logFile, nil)).With("sweep", p.name)
+	logger := slog.New(slog.NewJSONHandler(logFile, nil)).With("sweep", p.Name)
 	for _, cs := range st.cells {
 		f, err := os.OpenFile(filepath.Join(cs.path, results.LogFile), os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
 		if err != nil {
 			return fmt.Errorf("log file: %w", err)
 		}
 		defer f.Close()
-		cs.logger = slog.New(slog.NewJSONHandler(f, nil)).With("run", cs.runID, "sweep", p.name, "cell", cs.name)
+		cs.logger = slog.New(slog.NewJSONHandler(f, nil)).With("run", cs.runID, "sweep", p.Name, "cell", cs.Name)
 	}
 
 	progress := chooseProgress(r, stderr)
@@ -298,7 +252,7 @@ func (p *sweepPlan) execute(ctx context.Context, stop <-chan struct{}, st *sweep
 	kubeCfg := st.configs[0]
 	for k, cfg := range st.configs[1:] {
 		if !reflect.DeepEqual(cfg.Kubernetes, kubeCfg.Kubernetes) {
-			return fmt.Errorf("%smodels[%d] (%s): its config's kubernetes section differs from models[0]'s; one backend serves every cell, so give them the same", sf.modelAt(p.models[k+1].index), p.models[k+1].index, p.models[k+1].name)
+			return fmt.Errorf("%smodels[%d] (%s): its config's kubernetes section differs from models[0]'s; one backend serves every cell, so give them the same", sf.ModelAt(p.Models[k+1].Index), p.Models[k+1].Index, p.Models[k+1].Name)
 		}
 	}
 	backend, closeBackend, err := r.openBackend(ctx, kubeCfg, pull, limits, logger, progress, stderr)
@@ -323,13 +277,13 @@ func (p *sweepPlan) execute(ctx context.Context, stop <-chan struct{}, st *sweep
 
 	cells := make([]runner.Cell, len(st.cells))
 	for k, cs := range st.cells {
-		tmpl := cs.data.spec.ImageTemplate
+		tmpl := cs.Dataset.Spec.ImageTemplate
 		if tmpl == "" {
 			tmpl = r.imageTemplate
 		}
 		cells[k] = runner.Cell{
-			Name: cs.name, RunID: cs.runID, Config: cs.cfg, Models: cs.models, ModelName: cs.modelName,
-			Out: cs.out, Instances: cs.data.loaded.Instances, ImageTemplate: tmpl, Budget: cs.budget, Logger: cs.logger,
+			Name: cs.Name, RunID: cs.runID, Config: cs.cfg, Models: cs.models, ModelName: cs.modelName,
+			Out: cs.out, Instances: cs.loaded.Instances, ImageTemplate: tmpl, Budget: cs.budget, Logger: cs.logger,
 			Resume: runner.Resume{MaxAttempts: sf.MaxAttempts},
 		}
 		if sf.Eval {
@@ -365,15 +319,15 @@ func (p *sweepPlan) execute(ctx context.Context, stop <-chan struct{}, st *sweep
 			if n == 0 {
 				break
 			}
-			logger.Warn("removed containers left at the end of the sweep", "cell", cs.name, "count", n)
+			logger.Warn("removed containers left at the end of the sweep", "cell", cs.Name, "count", n)
 			time.Sleep(2 * time.Second)
 		}
 	}
 	printSweepSummary(stderr, p, st, sw)
 	if sf.Eval && runErr == nil {
 		for _, cs := range st.cells {
-			if _, _, _, err := writeEvalReport(ctx, cs.eval, cs.data.loaded.Instances, cs.out, cs.runID); err != nil {
-				runErr = fmt.Errorf("cell %s: evaluation report: %w", cs.name, err)
+			if _, _, _, err := writeEvalReport(ctx, cs.eval, cs.loaded.Instances, cs.out, cs.runID); err != nil {
+				runErr = fmt.Errorf("cell %s: evaluation report: %w", cs.Name, err)
 				break
 			}
 		}
@@ -399,8 +353,8 @@ func (st *sweepState) restoreBudgets(models int) []float64 {
 	for _, cs := range st.cells {
 		spent, calls := cs.out.Spent()
 		cs.budget.Restore(spent, calls)
-		spentBy[cs.model.index] += spent
-		callsBy[cs.model.index] += calls
+		spentBy[cs.Model.Index] += spent
+		callsBy[cs.Model.Index] += calls
 		total += spent
 		totalCalls += calls
 	}
@@ -418,14 +372,14 @@ func evalHook(cs *cellState, progress runner.Progress) func(context.Context, dat
 		if pred == nil {
 			return
 		}
-		progress.Event(runner.Event{Cell: cs.name, Instance: inst.InstanceID, Phase: runner.PhaseEvaluating})
+		progress.Event(runner.Event{Cell: cs.Name, Instance: inst.InstanceID, Phase: runner.PhaseEvaluating})
 		patch := pred.ModelPatch
 		res, err := cs.eval.Evaluate(ctx, inst, eval.Prediction{InstanceID: pred.InstanceID, ModelNameOrPath: pred.ModelNameOrPath, ModelPatch: &patch})
 		if err != nil {
 			cs.logger.Warn("evaluation failed", "instance", inst.InstanceID, "err", err)
 			return
 		}
-		progress.Event(runner.Event{Cell: cs.name, Instance: inst.InstanceID, Phase: runner.PhaseEvaluated, Resolved: res.Outcome == eval.Resolved})
+		progress.Event(runner.Event{Cell: cs.Name, Instance: inst.InstanceID, Phase: runner.PhaseEvaluated, Resolved: res.Outcome == eval.Resolved})
 	}
 }
 
@@ -443,12 +397,12 @@ func reportRepairs(stderr io.Writer, path string, out *results.Dir) {
 }
 
 // printSweepSummary prints one line per cell: what ran, its cost, its statuses, why it stopped.
-func printSweepSummary(w io.Writer, p *sweepPlan, st *sweepState, sw runner.SweepSummary) {
+func printSweepSummary(w io.Writer, p *sweepJob, st *sweepState, sw runner.SweepSummary) {
 	width := 0
 	for _, cs := range st.cells {
-		width = max(width, len(cs.name))
+		width = max(width, len(cs.Name))
 	}
-	fmt.Fprintf(w, "\nsweep %s:\n", p.dir)
+	fmt.Fprintf(w, "\nsweep %s:\n", p.Dir)
 	for k, cs := range st.cells {
 		var sum runner.CellSummary
 		if k < len(sw.Cells) {
@@ -464,7 +418,7 @@ func printSweepSummary(w io.Writer, p *sweepPlan, st *sweepState, sw runner.Swee
 		for i, s := range keys {
 			parts[i] = fmt.Sprintf("%s:%d", s, len(by[s]))
 		}
-		fmt.Fprintf(w, "  %-*s %d selected, %d skipped, %d ran, $%.4f  %s\n", width, cs.name, sum.Selected, sum.Skipped, sum.Ran, sum.Cost, strings.Join(parts, " "))
+		fmt.Fprintf(w, "  %-*s %d selected, %d skipped, %d ran, $%.4f  %s\n", width, cs.Name, sum.Selected, sum.Skipped, sum.Ran, sum.Cost, strings.Join(parts, " "))
 		if sum.Stopped != nil {
 			fmt.Fprintf(w, "  %-*s stopped: %v\n", width, "", sum.Stopped)
 		}
@@ -475,18 +429,18 @@ func printSweepSummary(w io.Writer, p *sweepPlan, st *sweepState, sw runner.Swee
 // compare writes compare.json and compare.md over the cells (repeats grouped by variant,
 // against the baseline when given), prints the comparison, and with evaluation appends a history
 // line per cell beside the sweep folders.
-func (p *sweepPlan) compare(stdout, stderr io.Writer, now time.Time) error {
-	sf := p.file
-	runs, err := compare.Read(compare.Source{Path: p.dir}, compare.ReadOptions{AllowUnevaluated: true})
+func (p *sweepJob) compare(stdout, stderr io.Writer, now time.Time) error {
+	sf := p.File
+	runs, err := compare.Read(compare.Source{Path: p.Dir}, compare.ReadOptions{AllowUnevaluated: true})
 	if err != nil {
 		return err
 	}
-	history, torn, err := compare.ReadHistory(p.history)
+	history, torn, err := compare.ReadHistory(p.History)
 	if err != nil {
 		return err
 	}
 	if torn {
-		fmt.Fprintf(stderr, "swebench-run: warning: %s: the last line is torn (a crash while appending) and was ignored\n", p.history)
+		fmt.Fprintf(stderr, "swebench-run: warning: %s: the last line is torn (a crash while appending) and was ignored\n", p.History)
 	}
 	res, err := compare.Compare(runs, compare.Options{Baseline: sf.Baseline, History: history})
 	if err != nil {
@@ -499,57 +453,32 @@ func (p *sweepPlan) compare(stdout, stderr io.Writer, now time.Time) error {
 	if err := compare.WriteMarkdown(&md, res); err != nil {
 		return err
 	}
-	if err := results.WriteFileAtomic(filepath.Join(p.dir, sweepCompareJSON), js.Bytes(), 0o644); err != nil {
+	if err := results.WriteFileAtomic(filepath.Join(p.Dir, sweep.CompareJSON), js.Bytes(), 0o644); err != nil {
 		return err
 	}
-	if err := results.WriteFileAtomic(filepath.Join(p.dir, sweepCompareMD), md.Bytes(), 0o644); err != nil {
+	if err := results.WriteFileAtomic(filepath.Join(p.Dir, sweep.CompareMD), md.Bytes(), 0o644); err != nil {
 		return err
 	}
 	if err := compare.WriteText(stdout, res); err != nil {
 		return err
 	}
-	fmt.Fprintf(stderr, "comparison: %s, %s\n", filepath.Join(p.dir, sweepCompareJSON), filepath.Join(p.dir, sweepCompareMD))
+	fmt.Fprintf(stderr, "comparison: %s, %s\n", filepath.Join(p.Dir, sweep.CompareJSON), filepath.Join(p.Dir, sweep.CompareMD))
 	if !sf.Eval {
 		return nil
 	}
-	entries := newHistoryEntries(runs, history, now)
-	if err := compare.AppendHistory(p.history, entries); err != nil {
+	entries := sweep.NewHistoryEntries(runs, history, now)
+	if err := compare.AppendHistory(p.History, entries); err != nil {
 		return err
 	}
 	if len(entries) > 0 {
-		fmt.Fprintf(stderr, "history: %d lines appended to %s\n", len(entries), p.history)
+		fmt.Fprintf(stderr, "history: %d lines appended to %s\n", len(entries), p.History)
 	}
 	return nil
 }
 
-// newHistoryEntries makes a history line per cell, leaving out the cells whose latest line
-// already says the same (a resumed sweep that had nothing left to do appends nothing).
-func newHistoryEntries(runs []*compare.Run, history []compare.HistoryEntry, now time.Time) []compare.HistoryEntry {
-	latest := map[string]compare.HistoryEntry{}
-	for _, e := range history {
-		latest[e.Sweep+"\x00"+e.Cell] = e
-	}
-	var out []compare.HistoryEntry
-	for _, r := range runs {
-		e := compare.NewHistoryEntry(r, now)
-		if prev, ok := latest[e.Sweep+"\x00"+e.Cell]; ok && sameResult(prev, e) {
-			continue
-		}
-		out = append(out, e)
-	}
-	return out
-}
-
-// sameResult reports whether two history lines of a cell hold the same result.
-func sameResult(a, b compare.HistoryEntry) bool {
-	return a.Counts == b.Counts && a.ConfigHash == b.ConfigHash && a.DatasetRevision == b.DatasetRevision &&
-		reflect.DeepEqual(a.ResolvedIDs, b.ResolvedIDs) && reflect.DeepEqual(a.EvaluatedIDs, b.EvaluatedIDs) &&
-		fmt.Sprintf("%.6f", a.Cost) == fmt.Sprintf("%.6f", b.Cost)
-}
-
 // sweepOutcome maps the sweep's end to the command's error and exit code.
-func sweepOutcome(p *sweepPlan, st *sweepState, sw runner.SweepSummary, runErr error, deadline bool) error {
-	sf := p.file
+func sweepOutcome(p *sweepJob, st *sweepState, sw runner.SweepSummary, runErr error, deadline bool) error {
+	sf := p.File
 	switch {
 	case errors.Is(runErr, runner.ErrInterrupted) && deadline:
 		return &exitStatusError{code: exitInterrupted, msg: fmt.Sprintf("max_duration %s reached; every cell stopped at the same instances; rerun the same command to resume", sf.MaxDuration)}

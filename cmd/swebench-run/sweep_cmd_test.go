@@ -11,6 +11,7 @@ import (
 	"github.com/swebench-run/swebench-run/internal/testenv"
 	"github.com/swebench-run/swebench-run/model"
 	"github.com/swebench-run/swebench-run/results"
+	"github.com/swebench-run/swebench-run/sweep"
 )
 
 // writeSweepFile writes a sweep file whose datasets: is the demo dataset (so that a dry run
@@ -26,7 +27,9 @@ func writeSweepFile(t *testing.T, body string) string {
 	return path
 }
 
-// A bad sweep file is refused before anything runs, naming the file, the line and the key.
+// A bad sweep is refused before anything runs, naming the file, the line and the key: the
+// sweep's own checks (package sweep, tested there) as usage errors or not, and what the command
+// checks itself (configs, models, the backend, flags).
 func TestSweepFileErrors(t *testing.T) {
 	t.Setenv("OPENAI_API_KEY", testAPIKey)
 	tests := []struct {
@@ -41,34 +44,6 @@ datasets: [DEMO]
 workres: 2
 models: [scripted]
 `, nil, []string{`FILE:3: unknown key "workres" (did you mean workers?); known keys:`}, false},
-		{"unknown key of a model", `datasets: [DEMO]
-models:
-  - name: a
-    model: scripted
-  - name: b
-    model: openai/gpt-4o-mini
-    tempreature: 0.7
-`, nil, []string{`FILE:7: unknown key "tempreature" in models[1]; known keys: config, max_cost, model, name`}, false},
-		{"unknown key of a dataset", `datasets:
-  - split: DEMO
-    slise: "0:3"
-models: [scripted]
-`, nil, []string{`FILE:3: unknown key "slise" in datasets[0] (did you mean slice?)`}, false},
-		{"a key given twice", `datasets: [DEMO]
-models: [scripted]
-repeats: 2
-repeats: 3
-`, nil, []string{`FILE:4: key "repeats" is given twice (also on line 3)`}, false},
-		{"a value of the wrong type", `datasets: [DEMO]
-models: [scripted]
-repeats: two
-`, nil, []string{"FILE:3: cannot unmarshal the text `two`, want a whole number"}, false},
-		{"a value of the wrong type in a model", `datasets: [DEMO]
-models:
-  - name: a
-    model: scripted
-    max_cost: lots
-`, nil, []string{"FILE:5: cannot unmarshal the text `lots`, want a number"}, false},
 		{"a model without a price", `datasets: [DEMO]
 models:
   - name: gold
@@ -84,50 +59,20 @@ models:
     model: scripted
     config: [agent.step_limit=5]
 `, nil, []string{`FILE:5: models[1]: duplicate name "a" (also models[0] on line 3)`}, true},
-		{"two settings of one model without names", `datasets: [DEMO]
-models:
-  - model: openai/gpt-4o-mini
-    config: [model.model_kwargs.temperature=0]
-  - model: openai/gpt-4o-mini
-    config: [model.model_kwargs.temperature=1]
-`, nil, []string{`FILE:5: models[1]: duplicate name "gpt-4o-mini"`, "each with its own name"}, true},
-		{"duplicate cell name", `datasets:
-  - {name: b-c, split: DEMO}
-  - {name: c, split: DEMO}
-models:
-  - name: a
-    model: scripted
-  - name: a-b
-    model: scripted
-`, nil, []string{`FILE:7: models[1] (a-b): duplicate cell name "a-b-c": also the cell of models[0] (a) on line 5`}, true},
-		{"a cell named as a file of the sweep folder", `datasets: [DEMO]
-models:
-  - name: compare.json
-    model: scripted
-`, nil, []string{`FILE:3: models[0] (compare.json): the cell name "compare.json" is taken by a file of the sweep folder`}, true},
-		{"a name that is no folder name", `name: nightly/{date}
-datasets: [DEMO]
-models: [scripted]
-`, nil, []string{`FILE:1: name "nightly/{date}"`}, true},
-		{"a baseline that names no model", `datasets: [DEMO]
-models: [scripted]
-baseline: sonnet
-`, nil, []string{`FILE:3: baseline "sonnet" names no model; the models are scripted`}, true},
 		{"a bad config of a model", `datasets: [DEMO]
 models:
   - name: a
     model: scripted
     config: [agent.no_such_key=1]
 `, nil, []string{`FILE:3: models[0] (a):`, "no_such_key"}, false},
-		{"a bad selection", `datasets:
-  - split: DEMO
-    slice: "zero:3"
-models: [scripted]
-`, nil, []string{`FILE:2: datasets[0] (dataset):`, "slice"}, true},
 		{"another backend", `datasets: [DEMO]
 models: [scripted]
 backend: nomad
 `, nil, []string{`FILE:3: backend "nomad"`}, false},
+		{"an unknown pull policy", `datasets: [DEMO]
+models: [scripted]
+pull: sometimes
+`, nil, []string{`FILE:3: pull "sometimes": want missing, always or never`}, true},
 		{"no models", `datasets: [DEMO]
 `, nil, []string{`FILE: the sweep has no models`}, true},
 		{"repeats below 1 from a flag", `datasets: [DEMO]
@@ -225,7 +170,7 @@ func mustReadDir(t *testing.T, dir string) []os.DirEntry {
 func TestSweepBudgetsRestoredFromLedgers(t *testing.T) {
 	spent := map[string][]float64{"a-r1": {1, 2}, "a-r2": {4}, "b-r1": {8, 16}}
 	st := &sweepState{sweepBudget: model.NewBudget(100)}
-	variants := []*sweepVariant{{index: 0, name: "a"}, {index: 1, name: "b"}}
+	models := []*sweep.Model{{Index: 0, Name: "a"}, {Index: 1, Name: "b"}}
 	st.modelBudget = []*model.Budget{model.NewBudget(8, st.sweepBudget), model.NewBudget(0, st.sweepBudget)}
 	for _, name := range []string{"a-r1", "a-r2", "b-r1"} {
 		out, err := results.Open(t.TempDir())
@@ -239,12 +184,12 @@ func TestSweepBudgetsRestoredFromLedgers(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		m := variants[0]
+		m := models[0]
 		if name[0] == 'b' {
-			m = variants[1]
+			m = models[1]
 		}
-		st.cells = append(st.cells, &cellState{sweepCell: &sweepCell{name: name, model: m}, out: out,
-			budget: model.NewBudget(0, st.modelBudget[m.index])})
+		st.cells = append(st.cells, &cellState{Cell: &sweep.Cell{Name: name, Model: m}, out: out,
+			budget: model.NewBudget(0, st.modelBudget[m.Index])})
 	}
 	byModel := st.restoreBudgets(2)
 	if byModel[0] != 7 || byModel[1] != 24 {
@@ -252,7 +197,7 @@ func TestSweepBudgetsRestoredFromLedgers(t *testing.T) {
 	}
 	for k, want := range []float64{3, 4, 24} {
 		if got := st.cells[k].budget.Spent(); got != want {
-			t.Errorf("cell %s spent %v, want %v", st.cells[k].name, got, want)
+			t.Errorf("cell %s spent %v, want %v", st.cells[k].Name, got, want)
 		}
 	}
 	if got := st.sweepBudget.Spent(); got != 31 {
