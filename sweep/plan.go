@@ -253,8 +253,7 @@ func namePart(s string) string {
 	if i := strings.LastIndex(s, "/"); i >= 0 && i < len(s)-1 {
 		s = s[i+1:]
 	}
-	s = strings.TrimSuffix(s, filepath.Ext(s))
-	s = names.Safe(s)
+	s = names.Safe(names.Stem(s))
 	return strings.TrimLeft(s, "._-")
 }
 

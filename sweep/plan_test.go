@@ -229,6 +229,9 @@ func TestPlanPathsOfTheFile(t *testing.T) {
 func TestNamePart(t *testing.T) {
 	for _, tt := range []struct{ in, want string }{
 		{"openai/gpt-5", "gpt-5"},
+		{"openai/gpt-4.1", "gpt-4.1"}, // a dot is no extension: gpt-4.1 and gpt-4.5 stay apart
+		{"deepseek/deepseek-v3.2", "deepseek-v3.2"},
+		{"/data/sets/tasks.jsonl.gz", "tasks"},
 		{"anthropic/claude-sonnet-4-5", "claude-sonnet-4-5"},
 		{"openrouter/moonshotai/kimi-k2", "kimi-k2"},
 		{"verified", "verified"},

@@ -294,7 +294,7 @@ func runBatch(ctx context.Context, stop <-chan struct{}, f *runFlags, stdout, st
 		return err
 	}
 	if f.out == "" {
-		f.out = filepath.Join("runs", names.Safe(filepath.Base(f.split))+"-"+names.Safe(modelName))
+		f.out = filepath.Join("runs", names.Safe(names.Stem(filepath.Base(f.split)))+"-"+names.Safe(modelName))
 	}
 	lock, err := lockOutput(ctx, f.out, f.wait, stderr)
 	if err != nil {

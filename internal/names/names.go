@@ -3,15 +3,11 @@
 // from a known one, for "did you mean" suggestions.
 package names
 
-import (
-	"path/filepath"
-	"strings"
-)
+import "strings"
 
-// Safe makes a file or folder name of s: its extension dropped, every character other than
-// ASCII letters, digits, '-', '.' and '_' replaced by '_'.
+// Safe makes a file or folder name of s: every character other than ASCII letters, digits, '-',
+// '.' and '_' replaced by '_'. Dots stay: model names have them (gpt-4.1).
 func Safe(s string) string {
-	s = strings.TrimSuffix(s, filepath.Ext(s))
 	return strings.Map(func(r rune) rune {
 		if r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == '.' || r == '_' {
 			return r
@@ -41,4 +37,19 @@ func Distance(a, b string) int {
 		prev, cur = cur, prev
 	}
 	return prev[len(t)]
+}
+
+// dataExts are the extensions of dataset files, dropped by Stem.
+var dataExts = []string{".parquet", ".jsonl", ".json"}
+
+// Stem is the name of a dataset file without its extension (tasks.jsonl.gz → tasks); other
+// names are returned as they are.
+func Stem(s string) string {
+	base := strings.TrimSuffix(s, ".gz")
+	for _, ext := range dataExts {
+		if strings.HasSuffix(base, ext) {
+			return strings.TrimSuffix(base, ext)
+		}
+	}
+	return s
 }

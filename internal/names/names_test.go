@@ -5,11 +5,11 @@ import "testing"
 func TestSafe(t *testing.T) {
 	tests := []struct{ in, want string }{
 		{"verified", "verified"},
-		{"dataset.jsonl", "dataset"},
+		{"gpt-4.1", "gpt-4.1"},
 		{"claude-sonnet-4-5", "claude-sonnet-4-5"},
 		{"anthropic/claude", "anthropic_claude"},
 		{"a b:c", "a_b_c"},
-		{"v1.2.yaml", "v1.2"},
+		{"v1.2.yaml", "v1.2.yaml"},
 		{"émoji", "_moji"},
 		{"", ""},
 	}
@@ -41,6 +41,17 @@ func TestDistance(t *testing.T) {
 		}
 		if got := Distance(tt.b, tt.a); got != tt.want {
 			t.Errorf("Distance(%q, %q) = %d, want %d (symmetry)", tt.b, tt.a, got, tt.want)
+		}
+	}
+}
+
+func TestStem(t *testing.T) {
+	for in, want := range map[string]string{
+		"dataset.jsonl": "dataset", "tasks.jsonl.gz": "tasks", "test.parquet": "test", "rows.json": "rows",
+		"verified": "verified", "gpt-4.1": "gpt-4.1", "SWE-bench_Lite": "SWE-bench_Lite", "a.gz": "a.gz",
+	} {
+		if got := Stem(in); got != want {
+			t.Errorf("Stem(%q) = %q, want %q", in, got, want)
 		}
 	}
 }
