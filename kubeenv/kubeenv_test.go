@@ -16,7 +16,7 @@ func TestMain(m *testing.M) {
 	if os.Getenv(envChild) != "" {
 		os.Exit(childMain())
 	}
-	os.Exit(kubetest.Main(m))
+	os.Exit(m.Run())
 }
 
 // newCluster returns a Cluster of the test cluster with opts (Pull never by default; the

@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/swebench-run/swebench-run/internal/testenv"
-	"github.com/swebench-run/swebench-run/kubeenv/kubetest"
 )
 
 // iterations is 1 (the smoke version that runs in `make test`) unless BENCH_N says otherwise.
@@ -68,7 +67,7 @@ var (
 
 func TestMain(m *testing.M) {
 	binDir, _ = os.MkdirTemp("", "swebench-run-bench-")
-	code := kubetest.Main(m) // m.Run, then stops the Kubernetes test cluster if these tests started it
+	code := m.Run()
 	os.RemoveAll(binDir)
 	os.Exit(code)
 }

@@ -1,21 +1,21 @@
 // Package kubetest gives tests a real Kubernetes cluster: the one $KUBECONFIG names, or the
-// project's single-node test cluster (scripts/kube-up.sh, docs/kubernetes-test-cluster.md),
-// started when it is down. Without one (not root, no cluster) such tests skip — except when CI
-// is set, where they fail.
+// project's single-node test cluster (scripts/kube-up.sh, docs/kubernetes-test-cluster.md) when
+// it is up. Tests never start, restart or stop a cluster: starting one can mean building
+// Kubernetes (about 25 minutes on a new machine), which does not belong under go test's timeout,
+// and test binaries run at once share the cluster, so none of them may replace it under the
+// others. `make kube-up` starts it; scripts/test.sh starts it before the tests when
+// SWEBENCH_RUN_KUBE=1 asks for it (and .ci/run does), and stops what it started at its end.
 //
-// A test binary that started the test cluster stops it when its last user is done (see Main):
-// packages tested at once share it. Under scripts/test.sh (SWEBENCH_RUN_TEST_SESSION set) the
-// suite stops it instead, at its end.
+// Without a cluster such tests skip with a line naming `make kube-up`, except when CI is set,
+// where they fail.
 package kubetest
 
 import (
 	"context"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"runtime"
-	"strings"
 	"sync"
 	"syscall"
 	"testing"
@@ -39,11 +39,14 @@ type Env struct {
 // Images the test cluster has (imported by scripts/kube-up.sh), used with pull policy never.
 const BaseImage = "swebench-run/base:bookworm"
 
+// StartHint is what a person reads when the Kubernetes tests skip.
+const StartHint = "start the test cluster with `make kube-up` (as root; the first start builds Kubernetes from the Go module proxy, about 25 minutes on 2 cores, then about 10 s), or run `SWEBENCH_RUN_KUBE=1 make test`"
+
 var (
 	once     sync.Once
 	env      *Env
 	envErr   error
-	userLock *os.File // shared lock on kubeDir()/users.lock while this process may use it
+	userLock *os.File // shared lock on kubeDir()/users.lock while this process uses the test cluster
 )
 
 func kubeDir() string {
@@ -62,8 +65,7 @@ func RepoRoot() string {
 	return filepath.Join(filepath.Dir(file), "..", "..")
 }
 
-// Cluster returns the test cluster, starting it when needed; it skips t (fails under CI) when
-// there is none.
+// Cluster returns the cluster the tests use; it skips t (fails under CI) when none answers.
 func Cluster(t testing.TB) *Env {
 	t.Helper()
 	if testing.Short() && os.Getenv("CI") == "" {
@@ -74,46 +76,28 @@ func Cluster(t testing.TB) *Env {
 		if os.Getenv("CI") != "" {
 			t.Fatalf("CI is set and no Kubernetes cluster answers: %v", envErr)
 		}
-		t.Skipf("no Kubernetes cluster: %v", envErr)
+		t.Skipf("no Kubernetes cluster (%v): %s", envErr, StartHint)
 	}
 	return env
 }
 
-// connect reaches $KUBECONFIG's cluster, else the test cluster, starting the test cluster
-// (as root) when it is down.
+// connect reaches $KUBECONFIG's cluster, else the test cluster. While this process uses the test
+// cluster it holds a shared lock on its users.lock, which scripts/kube-up.sh and
+// scripts/kube-down.sh check before they replace or stop it.
 func connect() (*Env, error) {
 	path := os.Getenv("KUBECONFIG")
 	if path == "" {
 		path = TestClusterKubeconfig()
 	}
-	testCluster := filepath.Clean(path) == filepath.Clean(TestClusterKubeconfig())
-	if testCluster {
+	if filepath.Clean(path) == filepath.Clean(TestClusterKubeconfig()) {
 		lockUsers()
 	}
 	e, err := open(path)
-	if err == nil {
-		return e, nil
-	}
-	if !testCluster {
-		return nil, fmt.Errorf("KUBECONFIG=%s: %w", path, err)
-	}
-	if os.Geteuid() != 0 {
-		return nil, fmt.Errorf("the test cluster is down and starting it needs root (scripts/kube-up.sh): %w", err)
-	}
-	cmd := exec.Command(filepath.Join(RepoRoot(), "scripts", "kube-up.sh"))
-	cmd.Stderr = os.Stderr
-	out, err := cmd.Output()
 	if err != nil {
-		return nil, fmt.Errorf("scripts/kube-up.sh: %w", err)
+		return nil, fmt.Errorf("kubeconfig %s: %w", path, err)
 	}
-	// Whoever uses the cluster last stops it (see Main), unless the test suite manages it.
-	if os.Getenv("SWEBENCH_RUN_TEST_SESSION") == "" {
-		_ = os.WriteFile(startedMarker(), []byte(fmt.Sprintln(os.Getpid())), 0o644)
-	}
-	return open(strings.TrimSpace(string(out)))
+	return e, nil
 }
-
-func startedMarker() string { return filepath.Join(kubeDir(), "started-by-tests") }
 
 func open(path string) (*Env, error) {
 	if _, err := os.Stat(path); err != nil {
@@ -168,49 +152,16 @@ func (e *Env) NewNamespace(t testing.TB) string {
 	}
 }
 
-// lockUsers takes a shared lock that says this process may use the test cluster.
+// lockUsers takes a shared lock that says this process uses the test cluster; the kernel drops
+// it when the process ends, however it ends.
 func lockUsers() {
-	if err := os.MkdirAll(kubeDir(), 0o755); err != nil {
-		return
-	}
 	f, err := os.OpenFile(filepath.Join(kubeDir(), "users.lock"), os.O_CREATE|os.O_RDWR, 0o644)
 	if err != nil {
-		return
+		return // no cluster directory: there is no test cluster to protect
 	}
 	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_SH); err != nil {
 		f.Close()
 		return
 	}
 	userLock = f
-}
-
-// Main runs the tests of m and, when a test binary started the test cluster outside the test
-// suite and no other test binary still uses it, stops it (scripts/kube-down.sh). Call it from
-// TestMain: os.Exit(kubetest.Main(m)).
-func Main(m *testing.M) int {
-	code := m.Run()
-	if userLock == nil {
-		return code
-	}
-	f := userLock
-	userLock = nil
-	// The last user takes the lock exclusively.
-	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
-		f.Close()
-		return code
-	}
-	defer f.Close()
-	if _, err := os.Stat(startedMarker()); err != nil {
-		return code // started by someone else (a person, .ci/run, the suite): theirs to stop
-	}
-	os.Remove(startedMarker())
-	cmd := exec.Command(filepath.Join(RepoRoot(), "scripts", "kube-down.sh"))
-	cmd.Stderr = os.Stderr
-	if err := cmd.Run(); err != nil {
-		fmt.Fprintln(os.Stderr, "kubetest: stopping the test cluster:", err)
-		if code == 0 {
-			code = 1
-		}
-	}
-	return code
 }
