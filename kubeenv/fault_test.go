@@ -179,8 +179,13 @@ func TestHeartbeatSweep(t *testing.T) {
 	ns := kubetest.Cluster(t).NewNamespace(t)
 	owner := newCluster(t, kubeenv.Options{Namespace: ns, HeartbeatInterval: 300 * time.Millisecond})
 	// Another machine's view: the owner process is not one of its own, only the heartbeat
-	// counts (the pods of this test are owned by this process, which is alive).
-	sweeper := newCluster(t, kubeenv.Options{Namespace: ns, StaleAfter: 2 * time.Second})
+	// counts (the pods of this test are owned by this process, which is alive). The first
+	// sweeper's StaleAfter is far beyond any pod start, so that a machine loaded by other test
+	// binaries (a pod start of several seconds) cannot make a fresh pod look stale; the second's
+	// is short, yet 20 renewals of the owner's heartbeat long.
+	patient := newCluster(t, kubeenv.Options{Namespace: ns, StaleAfter: 2 * time.Minute})
+	const staleAfter = 6 * time.Second
+	sweeper := newCluster(t, kubeenv.Options{Namespace: ns, StaleAfter: staleAfter})
 	ctx := context.Background()
 
 	alive := start(t, owner, sandbox.Spec{InstanceID: "heart__beats-1"})
@@ -193,10 +198,10 @@ func TestHeartbeatSweep(t *testing.T) {
 	quiet := newCluster(t, kubeenv.Options{Namespace: ns}) // starts pods and never renews their heartbeat
 	stale := start(t, quiet, sandbox.Spec{InstanceID: "heart__stopped-1"})
 
-	if n, err := sweeper.Sweep(ctx, sandbox.Selector{Orphaned: true}); err != nil || n != 0 {
+	if n, err := patient.Sweep(ctx, sandbox.Selector{Orphaned: true}); err != nil || n != 0 {
 		t.Fatalf("Sweep of fresh pods = %d, %v; want 0, nil", n, err)
 	}
-	time.Sleep(3 * time.Second) // past StaleAfter
+	time.Sleep(staleAfter + time.Second)
 	n, err := sweeper.Sweep(ctx, sandbox.Selector{Orphaned: true})
 	if err != nil {
 		t.Fatal(err)
