@@ -13,7 +13,12 @@
 # The Docker engine, its containerd, docker0 and other bridges are not touched.
 # Idempotent: with nothing running it only checks that nothing is left. Prints nothing on stdout.
 #
-# Usage: scripts/kube-down.sh
+# Processes are found by their pid files and, for those of an earlier start that crashed or was
+# killed, by their command lines (a cluster process whose arguments name $SWEBENCH_KUBE_DIR).
+# While test processes use the cluster (they hold $SWEBENCH_KUBE_DIR/users.lock) it refuses to
+# stop it, naming them; --force stops it all the same.
+#
+# Usage: scripts/kube-down.sh [--force]
 # Environment: SWEBENCH_KUBE_DIR (default /var/lib/swebench-run-kube), SWEBENCH_KUBE_BRIDGE.
 set -euo pipefail
 
@@ -23,13 +28,15 @@ source "$here/lib.sh"
 # shellcheck source=scripts/kube-lib.sh
 source "$here/kube-lib.sh"
 
+force=0
 case "${1:-}" in
 "") ;;
+--force) force=1 ;;
 -h | --help)
 	sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'
 	exit 0
 	;;
-*) die "unknown argument '$1' (usage: $0)" ;;
+*) die "unknown argument '$1' (usage: $0 [--force])" ;;
 esac
 
 exec 1>&2
@@ -39,25 +46,52 @@ if [[ ! -d $KUBE_DIR ]]; then
 fi
 exec 9>"$KUBE_LOCK"
 flock -w 1800 9 || die "another kube-up.sh or kube-down.sh holds $KUBE_LOCK for more than 30 minutes"
+# No test process may be using the cluster: they hold the users lock shared.
+exec 8>>"$KUBE_USERS_LOCK"
+if ! flock -n -x 8; then
+	holders=$(users)
+	if ((force)); then
+		log "stopping the cluster although test processes use it (--force): ${holders:-unknown}"
+	else
+		die "test processes use the cluster (pids ${holders:-unknown}, holding $KUBE_USERS_LOCK); let them finish or stop them, or pass --force"
+	fi
+fi
 
-# stop_proc NAME: SIGTERM, up to 15 s, then SIGKILL.
+# stop_pid NAME PID: SIGTERM, up to 15 s, then SIGKILL.
+stop_pid() {
+	local name=$1 pid=$2
+	kill "$pid" 2>/dev/null || true
+	for _ in $(seq 1 300); do
+		alive "$pid" || break
+		sleep 0.05
+	done
+	if alive "$pid"; then
+		log "$name ($pid) ignored SIGTERM for 15 s; killing it"
+		kill -9 "$pid" 2>/dev/null || true
+		sleep 0.2
+	fi
+}
+
+# STRAYS: the processes of an earlier start that no pid file names ("pid name" lines).
+STRAYS=$(strays)
+if [[ -n $STRAYS ]]; then
+	log "found $(wc -l <<<"$STRAYS") process(es) of an earlier start that crashed or was killed: $(awk '{ printf "%s%s (%s)", sep, $2, $1; sep = ", " }' <<<"$STRAYS")"
+fi
+
+# stop_proc NAME: the process of NAME's pid file (only when it still runs that program), and
+# every stray process of that program.
 stop_proc() {
 	local name=$1 pid
 	pid=$(pid_of "$name")
 	if [[ -n $pid ]]; then
-		# Only a process started from this cluster's pid file, and still that program.
-		kill "$pid" 2>/dev/null || true
-		for _ in $(seq 1 300); do
-			alive "$pid" || break
-			sleep 0.05
-		done
-		if alive "$pid"; then
-			log "$name ($pid) ignored SIGTERM for 15 s; killing it"
-			kill -9 "$pid" 2>/dev/null || true
-			sleep 0.2
-		fi
+		stop_pid "$name" "$pid"
 		log "stopped $name ($pid)"
 	fi
+	for pid in $(awk -v n="$name" '$2 == n { print $1 }' <<<"$STRAYS"); do
+		alive "$pid" || continue
+		stop_pid "$name" "$pid"
+		log "stopped $name ($pid) of an earlier start"
+	done
 	rm -f "$KUBE_RUN/$name.pid"
 }
 

@@ -16,6 +16,10 @@ KUBE_CACHE="${SWEBENCH_KUBE_CACHE:-$CACHE_DIR/kube}"
 
 KUBECONFIG_PATH="$KUBE_DIR/admin.kubeconfig"
 KUBE_LOCK="$KUBE_DIR/lock" # held by kube-up and kube-down while they work
+# Held shared by every test process that uses the cluster (kubeenv/kubetest); kube-down and a
+# kube-up that would replace the cluster take it exclusively, so they never pull a cluster from
+# under tests that still use it.
+KUBE_USERS_LOCK="$KUBE_DIR/users.lock"
 KUBE_PKI="$KUBE_DIR/pki"
 KUBE_CNI_CONF="$KUBE_DIR/cni/net.d"
 KUBE_IMPORTED="$KUBE_DIR/containerd/imported" # the Docker image id last imported, per image
@@ -71,6 +75,43 @@ pid_of() {
 	argv0=$(tr '\0' '\n' 2>/dev/null <"/proc/$pid/cmdline" | head -n1) || return 0
 	[[ ${argv0##*/} == "$1" ]] && printf '%s\n' "$pid"
 	return 0
+}
+
+# strays: the pids of processes of a test cluster that run under KUBE_DIR but that no pid file
+# names: those of an earlier start that crashed or was killed (a test binary that died on go
+# test's timeout, a pid file lost with its directory). Found by their command line: one of
+# KUBE_PROCS or a containerd shim, with KUBE_DIR in its arguments (every process of the cluster
+# names its config, data, certificates or socket there). Prints "pid name" lines.
+strays() {
+	local dir cmd argv0 name pid known=" "
+	for name in "${KUBE_PROCS[@]}"; do
+		pid=$(pid_of "$name")
+		[[ -n $pid ]] && known+="$pid "
+	done
+	for dir in /proc/[0-9]*; do
+		pid=${dir#/proc/}
+		[[ $known == *" $pid "* ]] && continue
+		cmd=$(tr '\0' '\n' 2>/dev/null <"$dir/cmdline") || continue
+		[[ -n $cmd ]] || continue
+		argv0=$(head -n1 <<<"$cmd")
+		name=${argv0##*/}
+		case " ${KUBE_PROCS[*]} " in
+		*" $name "*) ;;
+		*) [[ $name == containerd-shim* ]] || continue ;;
+		esac
+		grep -qF -- "$KUBE_DIR/" <<<"$cmd" || continue
+		alive "$pid" && printf '%s %s\n' "$pid" "$name"
+	done
+	return 0
+}
+
+# users: the pids that hold KUBE_USERS_LOCK (test processes using the cluster), space separated.
+users() {
+	[[ -e $KUBE_USERS_LOCK ]] || return 0
+	local inode
+	inode=$(stat -c %i "$KUBE_USERS_LOCK" 2>/dev/null) || return 0
+	# /proc/locks: "1: FLOCK  ADVISORY  READ 1234 fd:01:5678 0 EOF"; the inode is the last field of MAJ:MIN:INODE.
+	awk -v ino="$inode" '$2 == "FLOCK" { split($6, a, ":"); if (a[3] == ino) print $5 }' /proc/locks | sort -un | tr '\n' ' '
 }
 
 # kube_bin: the directory of the binaries the running cluster was started from.

@@ -19,8 +19,11 @@
 #      SWEBENCH_KUBE_IMAGES; an image already imported with the same Docker image id is skipped;
 #   6. waits for the node to be Ready and for the `default` ServiceAccount.
 # Idempotent: with the cluster up and healthy it only re-imports changed images and prints
-# the path (about a second). After a crash or a half start it runs scripts/kube-down.sh and
-# starts again. A failed start is cleaned up the same way (the logs stay in $SWEBENCH_KUBE_DIR/logs).
+# the path (about a second); a healthy cluster is never replaced, so clients that hold its
+# certificates keep working. After a crash or a half start it says what an earlier start left
+# running (processes found by their state directory), runs scripts/kube-down.sh and starts
+# again — unless test processes still use the cluster (users.lock), then it stops and names them.
+# A failed start is cleaned up the same way (the logs stay in $SWEBENCH_KUBE_DIR/logs).
 #
 # Usage: scripts/kube-up.sh [--status]   (--status: exit 0 when the cluster is up and healthy, start nothing)
 # Environment: SWEBENCH_KUBE_DIR (default /var/lib/swebench-run-kube), SWEBENCH_KUBE_CACHE
@@ -581,7 +584,17 @@ fi
 bin=$("$here/kube-build.sh")
 [[ -x $bin/kube-apiserver ]] || die "scripts/kube-build.sh printed '$bin', which holds no kube-apiserver"
 t0=$(date +%s.%N)
-# Whatever a crash or a half start left behind goes first.
+# Whatever a crash or a half start left behind goes first, unless tests still use it.
+holders=$(users)
+if [[ -n $holders ]]; then
+	die "the test cluster is not healthy, but test processes use it (pids $holders, holding $KUBE_USERS_LOCK); replacing it would leave them with the old cluster's certificates. Let them finish (or stop them), then rerun"
+fi
+left=$(strays)
+if [[ -n $left ]]; then
+	log "an earlier start that crashed or was killed left $(wc -l <<<"$left") process(es) holding $KUBE_DIR: $(awk '{ printf "%s%s (%s)", sep, $2, $1; sep = ", " }' <<<"$left"); stopping them"
+elif [[ -d $KUBE_RUN ]]; then
+	log "cleaning up after an earlier start that did not finish or stopped"
+fi
 flock -u 9
 "$here/kube-down.sh" || die "cleaning up the previous cluster failed"
 flock -w 1800 9 || die "another kube-up.sh or kube-down.sh holds $KUBE_LOCK"
