@@ -15,7 +15,8 @@ import (
 
 // The shipped deepseek-chat price reproduces every cost DeepSeek's run recorded.
 func TestPriceTableMatchesRecordedCosts(t *testing.T) {
-	price, ok, err := lookupPrice(nil, "deepseek/deepseek-chat", "deepseek-chat")
+	priced, ok, err := LookupPrice(Config{}, "deepseek/deepseek-chat", "deepseek-chat")
+	price := priced.Price
 	if err != nil || !ok {
 		t.Fatalf("deepseek-chat price: ok=%v err=%v", ok, err)
 	}
