@@ -184,15 +184,16 @@ var (
 //     Claude model the Anthropic names (claude-sonnet-4-5@20250929 → claude-sonnet-4-5-20250929,
 //     claude-sonnet-4-5); a Gemini model also finds gemini/MODEL;
 //   - Azure deployments (azure/[eu/|us/|global/]NAME): azure/NAME and NAME, so a deployment
-//     named after its model finds the model's price (otherwise set model.price_as);
+//     named after its model finds the model's price (another deployment needs model.price_as);
 //   - OpenRouter ids (openrouter/ORG/MODEL): ORG/MODEL, and the lab's own name of the model
 //     (openrouter/google/gemini-2.5-pro → gemini/gemini-2.5-pro; claude-sonnet-4.5 → claude-sonnet-4-5);
 //   - Fireworks short ids (fireworks_ai/MODEL → fireworks_ai/accounts/fireworks/models/MODEL);
+//   - self-served models (hosted_vllm/NAME, litellm_proxy/NAME): NAME;
 //   - a bare name, or one left bare by the rules above, also as a lab's prefixed name
 //     (gemini-2.5-pro → gemini/gemini-2.5-pro, grok-4 → xai/grok-4).
 //
-// Third-party hosts (together_ai/, groq/, fireworks_ai/, deepinfra/, nebius/, cerebras/,
-// hosted_vllm/) never fall back to the lab's price: they set their own.
+// Third-party hosts (together_ai/, groq/, fireworks_ai/, deepinfra/, nebius/, cerebras/) never
+// fall back to the lab's price: they set their own.
 func priceCandidates(name string) []string {
 	var out []string
 	add := func(names ...string) {
@@ -246,6 +247,8 @@ func priceCandidates(name string) []string {
 				}
 			}
 		}
+	case prefix == "hosted_vllm" || prefix == "litellm_proxy":
+		add(rest) // a self-served model, priced under the name it is served as
 	case prefix == "fireworks_ai":
 		if !strings.HasPrefix(rest, "accounts/") {
 			add("fireworks_ai/accounts/fireworks/models/" + rest)

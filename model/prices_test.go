@@ -164,6 +164,7 @@ func TestPriceLookupRules(t *testing.T) {
 		{"a host never takes the lab's price", "together_ai/gemini-2.5-pro", ""},
 		{"groq model the table lacks", "groq/openai/gpt-oss-safeguard-20b", ""},
 		{"unknown local model", "hosted_vllm/my-model", ""},
+		{"self-served model under its served name", "hosted_vllm/gpt-5-mini", "gpt-5-mini"},
 	}
 	table, err := NewPriceTable(Config{})
 	if err != nil {
