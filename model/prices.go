@@ -164,7 +164,7 @@ var (
 		"deepseek/": "deepseek/", "moonshotai/": "moonshot/", "z-ai/": "zai/", "qwen/": "dashscope/", "minimax/": "minimax/",
 	}
 	// Bedrock: cross-region inference profile prefixes, and the version suffix of a model id.
-	bedrockGeo     = regexp.MustCompile(`^(us|eu|apac|jp|au|ca|us-gov|global)\.`)
+	bedrockGeo     = regexp.MustCompile(`^(us|eu|apac|jp|au|us-gov|global)\.`)
 	bedrockVersion = regexp.MustCompile(`-v\d+(:\d+)?$`)
 	// dotted versions as OpenRouter spells Claude models (claude-sonnet-4.5).
 	dottedVersion = regexp.MustCompile(`(\d)\.(\d)`)

@@ -16,7 +16,7 @@ import (
 )
 
 // Every entry of the shipped table parses, has input and output prices and ascending tiers,
-// and every provider named in the README's provider list has a table.
+// and every provider of the list (the labs' APIs, the clouds, the hosts) has prices.
 func TestBuiltinPricesParse(t *testing.T) {
 	builtin, err := builtinPrices()
 	if err != nil {
@@ -141,7 +141,7 @@ func TestPriceLookupRules(t *testing.T) {
 		wantEntry string // "" for no price
 	}{
 		{"provider prefix dropped", "openai/gpt-4.1", "gpt-4.1"},
-		{"bedrock cross-region profile not in the table: the in-region id", "bedrock/ca.anthropic.claude-sonnet-4-5-20250929-v1:0", "bedrock/anthropic.claude-sonnet-4-5-20250929-v1:0"},
+		{"bedrock cross-region profile not in the table: the in-region id", "bedrock/apac.anthropic.claude-sonnet-4-5-20250929-v1:0", "bedrock/anthropic.claude-sonnet-4-5-20250929-v1:0"},
 		{"bedrock Claude id unknown to Bedrock's table: the Anthropic model", "bedrock/anthropic.claude-haiku-4-5-20251001-v2:0", "claude-haiku-4-5-20251001"},
 		{"bedrock invoke route", "bedrock/invoke/global.anthropic.claude-sonnet-4-5-20250929-v1:0", "bedrock/global.anthropic.claude-sonnet-4-5-20250929-v1:0"},
 		{"vertex Claude at a version the table lacks: the Vertex model", "vertex_ai/claude-sonnet-4-6@20260217", "vertex_ai/claude-sonnet-4-6"},
