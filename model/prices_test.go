@@ -16,7 +16,7 @@ import (
 )
 
 // Every entry of the shipped table parses, has input and output prices and ascending tiers,
-// and every provider of the list (the labs' APIs, the clouds, the hosts) has prices.
+// and each provider swebench-run reaches (the labs' APIs, the clouds, the hosts) has prices.
 func TestBuiltinPricesParse(t *testing.T) {
 	builtin, err := builtinPrices()
 	if err != nil {
