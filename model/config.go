@@ -57,6 +57,12 @@ type Config struct {
 	MaxConcurrency int `yaml:"max_concurrency" json:"max_concurrency,omitempty"`
 	// Prices extends or overrides the shipped price table, keyed by model name.
 	Prices map[string]Price `yaml:"prices" json:"prices,omitempty"`
+	// PricesFile names a price table in the format of litellm's
+	// model_prices_and_context_window.json; it overrides the shipped table, Prices overrides it.
+	PricesFile string `yaml:"prices_file" json:"prices_file,omitempty"`
+	// PriceAs bills the model at the price of another name (an Azure deployment, a proxy
+	// alias of a priced model).
+	PriceAs string `yaml:"price_as" json:"price_as,omitempty"`
 
 	// ProblemImages sends the images the task links (SWE-bench Multimodal screenshots):
 	// "off" (default, as mini-swe-agent: the text only), "auto" (image parts for models that

@@ -7,6 +7,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 
@@ -15,7 +16,8 @@ import (
 
 // The shipped deepseek-chat price reproduces every cost DeepSeek's run recorded.
 func TestPriceTableMatchesRecordedCosts(t *testing.T) {
-	price, ok, err := lookupPrice(nil, "deepseek/deepseek-chat", "deepseek-chat")
+	priced, ok, err := LookupPrice(Config{}, "deepseek/deepseek-chat", "deepseek-chat")
+	price := priced.Price
 	if err != nil || !ok {
 		t.Fatalf("deepseek-chat price: ok=%v err=%v", ok, err)
 	}
@@ -59,6 +61,8 @@ func TestNewRejectsBeforeAnyCall(t *testing.T) {
 		wantErr bool
 	}{
 		{name: "unknown price", cfg: Config{ModelName: "my-local-model", BaseURL: "SERVER"}, wantIs: ErrUnknownPrice},
+		{name: "unknown price_as", cfg: Config{ModelName: "my-local-model", BaseURL: "SERVER", PriceAs: "gpt-9"}, wantIs: ErrUnknownPrice},
+		{name: "unreadable prices_file", cfg: Config{ModelName: "gpt-4o", PricesFile: "testdata/no-such-prices.json", CostTracking: "ignore_errors"}, env: map[string]string{"OPENAI_API_KEY": testKey}, wantErr: true},
 		{name: "no API key for OpenAI", cfg: Config{ModelName: "gpt-4o"}, wantIs: ErrFatal},
 		{name: "no API key for Anthropic", cfg: Config{ModelName: "anthropic/claude-sonnet-4-5"}, wantIs: ErrFatal},
 		{name: "unknown model_class", cfg: Config{ModelName: "gpt-4o", ModelClass: "portkey"}, env: map[string]string{"OPENAI_API_KEY": testKey}, wantErr: true},
@@ -86,6 +90,17 @@ func TestNewRejectsBeforeAnyCall(t *testing.T) {
 	}
 }
 
+// The refusal says every way to give a price.
+func TestUnknownPriceMessage(t *testing.T) {
+	_, srv := newRecorder(t, respond(200, openAIToolReply))
+	_, err := New(Config{ModelName: "my-local-model", BaseURL: srv.URL}, Options{Env: func(string) string { return "" }})
+	for _, want := range []string{`"my-local-model"`, "model.prices", "model.prices_file", "model.price_as", "cost_tracking: ignore_errors", "swebench-run models"} {
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("error %v lacks %q", err, want)
+		}
+	}
+}
+
 func TestCostTrackingIgnoreErrorsAndConfigPrices(t *testing.T) {
 	tests := []struct {
 		name     string
@@ -97,6 +112,10 @@ func TestCostTrackingIgnoreErrorsAndConfigPrices(t *testing.T) {
 			(2000*1.0 + 100*2.0) / 1e6},
 		{"config overrides the shipped price", Config{ModelName: "gpt-4o", Prices: map[string]Price{"gpt-4o": {Input: 1, Output: 1, CacheRead: 0.5}}},
 			(1000*1.0 + 1000*0.5 + 100*1.0) / 1e6},
+		{"price of another model", Config{ModelName: "my-deployment", PriceAs: "gpt-4.1"},
+			(1000*2.0 + 1000*0.5 + 100*8.0) / 1e6},
+		{"price from a litellm table", Config{ModelName: "databricks/databricks-claude-3-7-sonnet", ModelClass: "openai", PricesFile: "testdata/litellm-prices-excerpt.json"},
+			(2000*2.99999 + 100*15.00002) / 1e6},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -4,7 +4,8 @@
 // safe to run 32 workers wide: classified errors (agent.ExitStatuser), retries with backoff
 // that honour Retry-After, request and stall timeouts, one limiter per run (requests/min,
 // tokens/min, adaptive concurrency on 429s), exact costs (provider-reported or from the
-// shipped price table, prices.json) and a run-wide Budget.
+// price tables: model.prices, a litellm table in model.prices_file, the shipped prices/*.json;
+// see prices.go) and a run-wide Budget.
 //
 // Messages are kept in the provider's native shape and sent back as they were received,
 // without their "extra" field; see openAIWire and anthropicWire for the details of each API.

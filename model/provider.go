@@ -121,12 +121,13 @@ func New(cfg Config, opts Options) (Provider, error) {
 	default:
 		return nil, fmt.Errorf("model.cost_tracking %q: use default or ignore_errors", tracking)
 	}
-	p.price, p.havePrice, err = lookupPrice(cfg.Prices, cfg.ModelName, ep.apiModel)
+	priced, havePrice, err := LookupPrice(cfg, cfg.ModelName, ep.apiModel)
 	if err != nil {
 		return nil, err
 	}
+	p.price, p.havePrice = priced.Price, havePrice
 	if !p.havePrice && !p.ignoreErrors && !ep.openRouter {
-		return nil, fmt.Errorf("model %q: %w: add it under model.prices (input, output, cache_read, cache_write in USD per million tokens), or set model.cost_tracking: ignore_errors to run with cost 0", cfg.ModelName, ErrUnknownPrice)
+		return nil, fmt.Errorf("model %q: %w: add it under model.prices (input, output, cache_read, cache_write in USD per million tokens), give a litellm price table with model.prices_file, bill it as a priced model with model.price_as, or set model.cost_tracking: ignore_errors to run with cost 0 (swebench-run models lists the priced names)", cfg.ModelName, ErrUnknownPrice)
 	}
 
 	if p.images, err = newProblemImages(cfg, ep.apiModel, opts); err != nil {
@@ -273,7 +274,7 @@ func (m *apiModel) Query(ctx context.Context, messages []agent.Message) (agent.R
 	case !p.ignoreErrors:
 		// Only reachable for OpenRouter replies without usage.cost and no price in the table.
 		return agent.Reply{}, &statusError{status: StatusCostTracking, wraps: []error{ErrFatal},
-			msg: fmt.Sprintf("model %q: the provider reported no cost and no price is known: add it under model.prices or set model.cost_tracking: ignore_errors", p.cfg.ModelName)}
+			msg: fmt.Sprintf("model %q: the provider reported no cost and no price is known: add it under model.prices or model.prices_file, or set model.cost_tracking: ignore_errors", p.cfg.ModelName)}
 	}
 	p.budget.Add(cost)
 	msg, actions, ferr, err := p.wire.reply(resp)

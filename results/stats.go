@@ -93,6 +93,7 @@ func ComputeStats(dir string) (*Stats, error) {
 			st.Tokens.Output += r.Tokens.Output
 			st.Tokens.CacheRead += r.Tokens.CacheRead
 			st.Tokens.CacheWrite += r.Tokens.CacheWrite
+			st.Tokens.Reasoning += r.Tokens.Reasoning
 		}
 		costs = append(costs, c)
 		steps = append(steps, float64(last.Steps))

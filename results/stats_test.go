@@ -14,10 +14,12 @@ func TestStatsUnfinished(t *testing.T) {
 		t.Fatal(err)
 	}
 	recs := []Record{
-		{InstanceID: "a__b-1", Attempt: 1, ExitStatus: "Submitted", Category: CategoryModel, Cost: 3.15, APICalls: 3},
+		{InstanceID: "a__b-1", Attempt: 1, ExitStatus: "Submitted", Category: CategoryModel, Cost: 3.15, APICalls: 3,
+			Tokens: Tokens{Input: 3000, Output: 900, CacheRead: 2000, Reasoning: 600}},
 		{InstanceID: "a__b-2", Attempt: 1, ExitStatus: "RunBudgetExhausted", Category: CategoryUnfinished, Cost: 1.05, APICalls: 1},
 		{InstanceID: "a__b-3", Attempt: 1, ExitStatus: "RunBudgetExhausted", Category: CategoryUnfinished, Cost: 2.10, APICalls: 2},
-		{InstanceID: "a__b-3", Attempt: 2, ExitStatus: "Submitted", Category: CategoryModel, Cost: 3.15, APICalls: 3},
+		{InstanceID: "a__b-3", Attempt: 2, ExitStatus: "Submitted", Category: CategoryModel, Cost: 3.15, APICalls: 3,
+			Tokens: Tokens{Input: 1000, Output: 100, CacheWrite: 500, Reasoning: 40}},
 		{InstanceID: "a__b-4", Attempt: 1, ExitStatus: "ContainerDied", Category: CategoryInfrastructure},
 	}
 	for _, r := range recs {
@@ -47,6 +49,9 @@ func TestStatsUnfinished(t *testing.T) {
 	st, err := ComputeStats(dir)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if want := (Tokens{Input: 4000, Output: 1000, CacheRead: 2000, CacheWrite: 500, Reasoning: 640}); st.Tokens != want {
+		t.Errorf("Tokens = %+v, want %+v", st.Tokens, want)
 	}
 	if got, want := st.Unfinished, []string{"a__b-2"}; !slices.Equal(got, want) {
 		t.Errorf("Unfinished = %v, want %v", got, want)

@@ -57,6 +57,7 @@ type Tokens struct {
 	Output     int `json:"output"`
 	CacheRead  int `json:"cache_read,omitempty"`
 	CacheWrite int `json:"cache_write,omitempty"`
+	Reasoning  int `json:"reasoning,omitempty"` // a part of Output
 }
 
 // StepTiming is the time one step spent in the model and in the environment, in seconds.

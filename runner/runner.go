@@ -414,7 +414,7 @@ func templateVars(inst dataset.Instance, cfg *configs.Config, image string) map[
 }
 
 func tokens(u agent.Usage) results.Tokens {
-	return results.Tokens{Input: u.InputTokens, Output: u.OutputTokens, CacheRead: u.CacheReadTokens, CacheWrite: u.CacheWriteTokens}
+	return results.Tokens{Input: u.InputTokens, Output: u.OutputTokens, CacheRead: u.CacheReadTokens, CacheWrite: u.CacheWriteTokens, Reasoning: u.ReasoningTokens}
 }
 
 func unix(t time.Time) float64 { return float64(t.UnixNano()) / 1e9 }

@@ -36,6 +36,20 @@ func newProvider(cfg *configs.Config, split string, budget *model.Budget, limite
 		}
 		return s, "scripted", nil
 	}
+	mc, err := modelConfig(cfg, name)
+	if err != nil {
+		return nil, "", err
+	}
+	p, err := model.New(mc, model.Options{Budget: budget, Limiters: limiters, Env: os.Getenv})
+	if err != nil {
+		return nil, "", err
+	}
+	return p, name, nil
+}
+
+// modelConfig decodes the model section of cfg, with the model name name, into the model
+// layer's Config.
+func modelConfig(cfg *configs.Config, name string) (model.Config, error) {
 	settings := map[string]any{}
 	for k, v := range cfg.Model.Settings {
 		settings[k] = v
@@ -44,17 +58,13 @@ func newProvider(cfg *configs.Config, split string, budget *model.Budget, limite
 	var mc model.Config
 	data, err := yaml.Marshal(settings)
 	if err != nil {
-		return nil, "", err
+		return model.Config{}, err
 	}
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	dec.KnownFields(true)
 	if err := dec.Decode(&mc); err != nil {
-		return nil, "", fmt.Errorf("config model section: %w", err)
+		return model.Config{}, fmt.Errorf("config model section: %w", err)
 	}
 	mc.Mini1 = cfg.Layout == configs.LayoutV1
-	p, err := model.New(mc, model.Options{Budget: budget, Limiters: limiters, Env: os.Getenv})
-	if err != nil {
-		return nil, "", err
-	}
-	return p, name, nil
+	return mc, nil
 }

@@ -88,7 +88,11 @@ func printStats(w io.Writer, st *results.Stats) {
 	fmt.Fprintf(tw, "steps\t%.0f\t%.1f\t%.0f\t%.0f\t%.0f\n", st.Steps.Total, st.Steps.Mean, st.Steps.P50, st.Steps.P90, st.Steps.Max)
 	fmt.Fprintf(tw, "duration (s)\t%.0f\t%.1f\t%.1f\t%.1f\t%.1f\n", st.Seconds.Total, st.Seconds.Mean, st.Seconds.P50, st.Seconds.P90, st.Seconds.Max)
 	tw.Flush()
-	fmt.Fprintf(w, "\ntokens: %d in (%d cache read, %d cache write), %d out\n", st.Tokens.Input, st.Tokens.CacheRead, st.Tokens.CacheWrite, st.Tokens.Output)
+	fmt.Fprintf(w, "\ntokens: %d in (%d cache read, %d cache write), %d out", st.Tokens.Input, st.Tokens.CacheRead, st.Tokens.CacheWrite, st.Tokens.Output)
+	if st.Tokens.Reasoning > 0 {
+		fmt.Fprintf(w, " (%d reasoning)", st.Tokens.Reasoning)
+	}
+	fmt.Fprintln(w)
 	if st.Eval != nil {
 		fmt.Fprintf(w, "resolved: %d of %d instances (%.1f%%); %d evaluated, %d patches applied\n", st.Eval.Resolved, st.Instances-len(st.Unfinished), 100*st.Eval.Rate, st.Eval.Evaluated, st.Eval.Applied)
 	}
