@@ -48,7 +48,12 @@ exec 9>"$KUBE_LOCK"
 flock -w 1800 9 || die "another kube-up.sh or kube-down.sh holds $KUBE_LOCK for more than 30 minutes"
 # No test process may be using the cluster: they hold the users lock shared.
 exec 8>>"$KUBE_USERS_LOCK"
-if ! flock -n -x 8; then
+running=$(strays)
+for p in "${KUBE_PROCS[@]}"; do
+	[[ -z $(pid_of "$p") ]] || running+=" $p"
+done
+# Test processes that hold the lock while nothing of the cluster runs use nothing of it.
+if [[ -n ${running// /} ]] && ! flock -n -x 8; then
 	holders=$(users)
 	if ((force)); then
 		log "stopping the cluster although test processes use it (--force): ${holders:-unknown}"

@@ -111,7 +111,7 @@ users() {
 	local inode
 	inode=$(stat -c %i "$KUBE_USERS_LOCK" 2>/dev/null) || return 0
 	# /proc/locks: "1: FLOCK  ADVISORY  READ 1234 fd:01:5678 0 EOF"; the inode is the last field of MAJ:MIN:INODE.
-	awk -v ino="$inode" '$2 == "FLOCK" { split($6, a, ":"); if (a[3] == ino) print $5 }' /proc/locks | sort -un | tr '\n' ' '
+	awk -v ino="$inode" '$2 == "FLOCK" { split($6, a, ":"); if (a[3] == ino) print $5 }' /proc/locks | sort -un | paste -sd' ' -
 }
 
 # kube_bin: the directory of the binaries the running cluster was started from.

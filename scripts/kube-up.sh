@@ -586,7 +586,11 @@ bin=$("$here/kube-build.sh")
 t0=$(date +%s.%N)
 # Whatever a crash or a half start left behind goes first, unless tests still use it.
 holders=$(users)
-if [[ -n $holders ]]; then
+running=$(strays)
+for p in "${KUBE_PROCS[@]}"; do
+	[[ -z $(pid_of "$p") ]] || running+=" $p"
+done
+if [[ -n $holders && -n ${running// /} ]]; then
 	die "the test cluster is not healthy, but test processes use it (pids $holders, holding $KUBE_USERS_LOCK); replacing it would leave them with the old cluster's certificates. Let them finish (or stop them), then rerun"
 fi
 left=$(strays)

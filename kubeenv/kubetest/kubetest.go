@@ -94,9 +94,17 @@ func connect() (*Env, error) {
 	}
 	e, err := open(path)
 	if err != nil {
+		unlockUsers() // nothing of the cluster is used: a kube-up must not wait for this process
 		return nil, fmt.Errorf("kubeconfig %s: %w", path, err)
 	}
 	return e, nil
+}
+
+func unlockUsers() {
+	if userLock != nil {
+		userLock.Close()
+		userLock = nil
+	}
 }
 
 func open(path string) (*Env, error) {
