@@ -202,16 +202,21 @@ func (*Profile) ExportPredictions(preds []family.Prediction) (string, []byte, er
 
 // ReadPredictions implements family.PredictionReader: the harness's patches file, a JSON list
 // of {"instance_id", "patch" (or "model_patch", which wins, as in the harness), "prefix"}
-// without model_name_or_path. The prefix is the model name; without one, the file's name.
+// without model_name_or_path (items with model_patch alone need a prefix). The prefix is the
+// model name; without one, the file's name.
 func (*Profile) ReadPredictions(path string, data []byte) (map[string]family.Prediction, bool, error) {
 	var list []map[string]json.RawMessage
 	if json.Unmarshal(data, &list) != nil || len(list) == 0 {
 		return nil, false, nil
 	}
 	for _, e := range list {
+		// The harness's files have "patch" (or "model_patch") and a "prefix"; a list of
+		// SWE-bench predictions has model_name_or_path, and one without it is left to the
+		// SWE-bench reader to refuse.
 		_, hasPatch := e["patch"]
 		_, hasModelPatch := e["model_patch"]
-		if _, hasModel := e["model_name_or_path"]; hasModel || !(hasPatch || hasModelPatch) {
+		_, hasPrefix := e["prefix"]
+		if _, hasModel := e["model_name_or_path"]; hasModel || !(hasPatch || hasModelPatch && hasPrefix) {
 			return nil, false, nil
 		}
 	}
