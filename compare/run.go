@@ -3,6 +3,8 @@ package compare
 import (
 	"sort"
 	"strings"
+
+	"github.com/swebench-run/swebench-run/family/all"
 )
 
 // Verdict is what became of one instance in one run, as far as a comparison is concerned.
@@ -39,6 +41,7 @@ const (
 	KindSBCLIReport   Kind = "sbcli_report"        // sb-cli get-report output
 	KindReportDir     Kind = "report_dir"          // <id>/report.json per instance
 	KindExperiments   Kind = "experiments_results" // SWE-bench/experiments results/results.json
+	KindFamilyReport  Kind = "family_report"       // another dataset family's verdict files (SWE-bench Pro's eval_results.json)
 )
 
 // Instance is one instance of one run.
@@ -142,9 +145,13 @@ func instancesFrom(m map[string]*Instance) []Instance {
 	return out
 }
 
-// RepoOf derives the repository of a SWE-bench instance id: "owner__name-1234" → "owner/name".
-// An id of another shape is its own repository.
+// RepoOf derives the repository of a SWE-bench instance id: "owner__name-1234" → "owner/name",
+// or of another dataset family's id shape (family/all.RepoOf: SWE-bench Pro's). An id of another
+// shape is its own repository.
 func RepoOf(id string) string {
+	if repo, ok := all.RepoOf(id); ok {
+		return repo
+	}
 	owner, rest, ok := strings.Cut(id, "__")
 	if !ok {
 		return id

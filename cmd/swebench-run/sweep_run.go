@@ -123,7 +123,7 @@ func (p *sweepJob) prepare(ctx context.Context, stderr io.Writer) (*sweepState, 
 	}
 	for _, d := range p.Datasets {
 		sel := d.Selection
-		loaded, err := dataset.Load(ctx, d.Split, dataset.LoadOptions{Progress: stderr, Selection: &sel, Require: require, Complete: sf.Eval})
+		loaded, err := dataset.Load(ctx, d.Split, dataset.LoadOptions{Progress: stderr, Selection: &sel, Require: require, Complete: sf.Eval, Families: families().Families()})
 		if err != nil {
 			return nil, fmt.Errorf("%sdatasets[%d] (%s): %w", sf.DatasetAt(d.Index), d.Index, d.Name, err)
 		}
@@ -138,7 +138,7 @@ func (p *sweepJob) prepare(ctx context.Context, stderr io.Writer) (*sweepState, 
 			}
 		}
 		if sf.Eval {
-			if err := eval.CheckInstances(loaded.Instances); err != nil {
+			if err := eval.CheckFamilies(loaded.Instances, families().Grader); err != nil {
 				return nil, fmt.Errorf("%sdatasets[%d] (%s): %w", sf.DatasetAt(d.Index), d.Index, d.Name, err)
 			}
 		}
@@ -324,6 +324,11 @@ func (p *sweepJob) execute(ctx context.Context, stop <-chan struct{}, st *sweepS
 		}
 	}
 	printSweepSummary(stderr, p, st, sw)
+	for _, cs := range st.cells {
+		if err := exportFamilyPredictions(cs.path, cs.loaded.Instances, cs.out, stderr); err != nil {
+			fmt.Fprintf(stderr, "swebench-run: warning: cell %s: %v\n", cs.Name, err)
+		}
+	}
 	if sf.Eval && runErr == nil {
 		for _, cs := range st.cells {
 			if _, _, _, err := writeEvalReport(ctx, cs.eval, cs.loaded.Instances, cs.out, cs.runID); err != nil {
