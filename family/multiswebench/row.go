@@ -12,7 +12,6 @@ type Row struct {
 	Org            string          `json:"org"`
 	Repo           string          `json:"repo"`
 	Number         int             `json:"number"`
-	InstanceID     string          `json:"instance_id,omitempty"`
 	State          string          `json:"state"`
 	Title          string          `json:"title"`
 	Body           *string         `json:"body"`
