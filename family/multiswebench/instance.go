@@ -28,8 +28,15 @@ func (r *Row) Image() string {
 	return fmt.Sprintf("mswebench/%s:pr-%d", strings.ToLower(r.Org+"_m_"+r.Repo), r.Number)
 }
 
-// Workdir is where the repository is in the image.
-func (r *Row) Workdir() string { return "/home/" + r.Repo }
+// Workdir is where the repository is in the image: /home/<repo>, except for mini's Python
+// instances, whose images are SWE-bench's (the repository in /testbed) with the harness's
+// scripts added in /home.
+func (r *Row) Workdir() string {
+	if repositories[r.Org+"/"+r.Repo].swebenchImage {
+		return "/testbed"
+	}
+	return "/home/" + r.Repo
+}
 
 // ProblemStatement is the task given to the agent, built as the harness's agents (its OpenHands
 // integration) build it: the first resolved issue's title, a newline, and its body.

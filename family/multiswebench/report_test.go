@@ -237,3 +237,24 @@ func TestEvaluate(t *testing.T) {
 		t.Errorf("cli reads subtests by name: %v", err)
 	}
 }
+
+func TestInstanceLayout(t *testing.T) {
+	body := "It breaks.\r\nReally."
+	r := &Row{Org: "BurntSushi", Repo: "ripgrep", Number: 2209, ResolvedIssues: []ResolvedIssue{{Number: 1, Title: "Bug", Body: &body}, {Number: 2, Title: "Other"}}}
+	if got := r.Image(); got != "mswebench/burntsushi_m_ripgrep:pr-2209" {
+		t.Errorf("image %q", got)
+	}
+	if r.InstanceID() != "BurntSushi__ripgrep-2209" || r.ID() != "BurntSushi/ripgrep:pr-2209" || r.Workdir() != "/home/ripgrep" {
+		t.Errorf("id %q, harness id %q, workdir %q", r.InstanceID(), r.ID(), r.Workdir())
+	}
+	if got := r.ProblemStatement(); got != "Bug\nIt breaks.\r\nReally." {
+		t.Errorf("task %q", got)
+	}
+	if py := (&Row{Org: "django", Repo: "django", Number: 1}); py.Workdir() != "/testbed" {
+		t.Errorf("mini's Python images keep SWE-bench's /testbed, got %q", py.Workdir())
+	}
+	line, _ := PredictionLine(r, "diff\n")
+	if string(line) != `{"org":"BurntSushi","repo":"ripgrep","number":2209,"fix_patch":"diff\n"}`+"\n" {
+		t.Errorf("prediction line %s", line)
+	}
+}
