@@ -17,6 +17,7 @@ import (
 	"github.com/swebench-run/swebench-run/dataset"
 	"github.com/swebench-run/swebench-run/eval"
 	"github.com/swebench-run/swebench-run/family"
+	"github.com/swebench-run/swebench-run/family/multiswebench"
 	"github.com/swebench-run/swebench-run/family/swebench"
 	"github.com/swebench-run/swebench-run/results"
 )
@@ -44,6 +45,7 @@ type Registry struct {
 // New returns the registry of every family.
 func New(o Options) *Registry {
 	return &Registry{profiles: []family.Profile{
+		multiswebench.Profile{},
 		swebench.Profile{},
 	}}
 }

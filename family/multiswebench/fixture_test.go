@@ -24,11 +24,16 @@ var javaRows = []string{
 	"mockito__mockito_dataset.jsonl",
 }
 
+func fixtureFile(t *testing.T, name string) string {
+	t.Helper()
+	return testenv.Fixtures(t, "more-datasets", "multi-swe-bench", "pr39_seal-research", "mswebench_dataset", "java", name)
+}
+
 func loadJavaRows(t *testing.T) []*Row {
 	t.Helper()
 	var rows []*Row
 	for _, name := range javaRows {
-		path := testenv.Fixtures(t, "more-datasets", "multi-swe-bench", "pr39_seal-research", "mswebench_dataset", "java", name)
+		path := fixtureFile(t, name)
 		f, err := os.Open(path)
 		if err != nil {
 			t.Fatal(err)
