@@ -51,7 +51,7 @@ func serveHub(t *testing.T, repo, sha string, files map[string][]byte) string {
 // python/ folder that is not part of it) and checks what the family makes of them.
 func TestNamedDatasetFromHub(t *testing.T) {
 	files := map[string][]byte{
-		"README.md": []byte("# Multi-SWE-bench\n"),
+		"README.md":                           []byte("# Multi-SWE-bench\n"),
 		"python/multi_swe_bench_python.jsonl": []byte(`{"instance_id": "x__y-1"}` + "\n"),
 	}
 	want := 0
