@@ -1,11 +1,14 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"os"
+	"sort"
 
 	"github.com/swebench-run/swebench-run/dataset"
+	"github.com/swebench-run/swebench-run/eval"
 	"github.com/swebench-run/swebench-run/family"
 	"github.com/swebench-run/swebench-run/family/all"
 	"github.com/swebench-run/swebench-run/results"
@@ -34,4 +37,30 @@ func exportFamilyPredictions(dir string, insts []dataset.Instance, out *results.
 		fmt.Fprintf(stderr, "swebench-run: predictions in the harness's format: %s\n", f)
 	}
 	return err
+}
+
+// checkGradable checks, before anything runs, that every instance can be graded: the SWE-bench
+// family's rows by eval's built-in grading, the rows of a family with a grader by that grader.
+func checkGradable(insts []dataset.Instance) error {
+	reg := families()
+	var builtin []dataset.Instance
+	byFamily := map[string][]dataset.Instance{}
+	var names []string
+	for _, inst := range insts {
+		name := inst.FamilyName()
+		if reg.Grader(name) == nil {
+			builtin = append(builtin, inst)
+			continue
+		}
+		if _, ok := byFamily[name]; !ok {
+			names = append(names, name)
+		}
+		byFamily[name] = append(byFamily[name], inst)
+	}
+	sort.Strings(names)
+	errs := []error{eval.CheckInstances(builtin)}
+	for _, name := range names {
+		errs = append(errs, reg.Grader(name).Check(byFamily[name]))
+	}
+	return errors.Join(errs...)
 }
