@@ -18,6 +18,7 @@ import (
 	"github.com/swebench-run/swebench-run/eval"
 	"github.com/swebench-run/swebench-run/family"
 	"github.com/swebench-run/swebench-run/family/multiswebench"
+	"github.com/swebench-run/swebench-run/family/pro"
 	"github.com/swebench-run/swebench-run/family/swebench"
 	"github.com/swebench-run/swebench-run/results"
 )
@@ -44,7 +45,13 @@ type Registry struct {
 
 // New returns the registry of every family.
 func New(o Options) *Registry {
+	hub := dataset.LoadOptions{Offline: o.Offline}
+	if o.AssetCache == "" {
+		o.AssetCache = filepath.Join(hub.HubCacheDir(), "swebench-run", "assets")
+	}
+	assets := &family.AssetStore{Dir: o.AssetCache, Offline: hub.IsOffline(), HTTP: o.HTTP}
 	return &Registry{profiles: []family.Profile{
+		pro.New(pro.Options{Assets: assets, ScriptsDir: o.ProScripts}),
 		multiswebench.Profile{},
 		swebench.Profile{},
 	}}
