@@ -3,6 +3,7 @@ package multiswebench
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -70,6 +71,9 @@ func PredictionLine(r *Row, patch string) ([]byte, error) {
 	return append(b, '\n'), nil
 }
 
+// ErrFixTimeout is RunFix's error when fix-run.sh outlives its timeout.
+var ErrFixTimeout = errors.New("the fix run timed out")
+
 // Box is what a fix run needs from a fresh container of the instance image.
 type Box interface {
 	WriteFile(ctx context.Context, path string, data []byte) error
@@ -90,7 +94,7 @@ func RunFix(ctx context.Context, box Box, patch string, timeout time.Duration) (
 		return "", fmt.Errorf("running %s: %w", FixRunCommand, err)
 	}
 	if timedOut {
-		return out, fmt.Errorf("%s did not finish within %s", FixRunCommand, timeout)
+		return out, fmt.Errorf("%s did not finish within %s: %w", FixRunCommand, timeout, ErrFixTimeout)
 	}
 	return out, nil
 }

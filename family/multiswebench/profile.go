@@ -260,7 +260,7 @@ func (g grader) Grade(ctx context.Context, env family.GradeEnv, sb family.Sandbo
 		return family.Verdict{}, werr
 	}
 	if err != nil {
-		if strings.Contains(err.Error(), "did not finish within") {
+		if errors.Is(err, ErrFixTimeout) {
 			return family.Errorf(family.KindTimeout, "%v", err), nil
 		}
 		return family.Errorf(family.KindContainer, "%v", err), nil

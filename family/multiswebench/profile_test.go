@@ -195,3 +195,57 @@ func TestFinalReportReadBack(t *testing.T) {
 		t.Error(err)
 	}
 }
+
+// TestGraderWithoutContainers grades the demo rows through the grader with a fake sandbox whose
+// fix run prints a given log: the verdict, the harness's files, reuse and the error kinds.
+func TestGraderWithoutContainers(t *testing.T) {
+	l, err := dataset.Load(context.Background(), filepath.Join("testdata", "demo", "dataset.jsonl"), dataset.LoadOptions{Families: []dataset.Family{Profile{}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	inst := l.Instances[0] // jqlang__jq-990001
+	patch := inst.Patch
+	pred := family.Prediction{InstanceID: inst.InstanceID, ModelPatch: &patch}
+	g := Profile{}.Grader()
+	for _, c := range []struct {
+		name     string
+		box      *fakeBox
+		outcome  family.Outcome
+		kind     family.ErrorKind
+		reportOK bool
+	}{
+		{"resolved", &fakeBox{out: "PASS: tests/identity\nPASS: tests/keys\nPASS: tests/keys_sorted\nPASS: tests/length\n"}, family.Resolved, "", true},
+		{"unresolved", &fakeBox{out: "PASS: tests/identity\nPASS: tests/keys\nFAIL: tests/keys_sorted\nPASS: tests/length\n"}, family.Unresolved, "", true},
+		{"unreadable log", &fakeBox{out: "PASS: tests/keys\nFAIL: tests/keys\n"}, family.Error, family.KindGrading, false},
+		{"timeout", &fakeBox{out: "PASS: tests/keys\n", timedOut: true}, family.Error, family.KindTimeout, false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			c.box.written = map[string]string{}
+			dir := t.TempDir()
+			v, err := g.Grade(context.Background(), family.GradeEnv{}, c.box, inst, pred, dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if v.Outcome != c.outcome || v.ErrorKind != c.kind {
+				t.Fatalf("got %s %s (%s), want %s %s", v.Outcome, v.ErrorKind, v.Reason, c.outcome, c.kind)
+			}
+			if log, err := os.ReadFile(filepath.Join(dir, "fix-patch-run.log")); err != nil || string(log) != c.box.out {
+				t.Errorf("fix-patch-run.log: %q %v", log, err)
+			}
+			if _, err := os.Stat(filepath.Join(dir, "report.json")); (err == nil) != c.reportOK {
+				t.Errorf("report.json present = %v, want %v", err == nil, c.reportOK)
+			}
+			if c.outcome == family.Error {
+				return
+			}
+			again, ok := g.Reuse(inst, pred, dir)
+			if !ok || again.Outcome != v.Outcome {
+				t.Errorf("reuse: %v %s", ok, again.Outcome)
+			}
+			other := "diff --git a/x b/x\n"
+			if _, ok := g.Reuse(inst, family.Prediction{InstanceID: inst.InstanceID, ModelPatch: &other}, dir); ok {
+				t.Error("reused the verdict of another patch")
+			}
+		})
+	}
+}

@@ -1,9 +1,12 @@
 package multiswebench
 
 import (
+	"context"
 	"encoding/json"
+	"errors"
 	"strings"
 	"testing"
+	"time"
 )
 
 func mustResult(t *testing.T, passed, failed, skipped []string) *TestResult {
@@ -256,5 +259,36 @@ func TestInstanceLayout(t *testing.T) {
 	line, _ := PredictionLine(r, "diff\n")
 	if string(line) != `{"org":"BurntSushi","repo":"ripgrep","number":2209,"fix_patch":"diff\n"}`+"\n" {
 		t.Errorf("prediction line %s", line)
+	}
+}
+
+// fakeBox answers a fix run with fixed output.
+type fakeBox struct {
+	written  map[string]string
+	out      string
+	timedOut bool
+}
+
+func (b *fakeBox) WriteFile(_ context.Context, path string, data []byte) error {
+	b.written[path] = string(data)
+	return nil
+}
+
+func (b *fakeBox) Exec(_ context.Context, cmd string, _ time.Duration) (string, int, bool, error) {
+	if cmd != FixRunCommand {
+		return "", 127, false, nil
+	}
+	return b.out, 0, b.timedOut, nil
+}
+
+func TestRunFix(t *testing.T) {
+	box := &fakeBox{written: map[string]string{}, out: "PASS: tests/a\n"}
+	out, err := RunFix(context.Background(), box, "diff\n", time.Minute)
+	if err != nil || out != box.out || box.written[FixPatchPath] != "diff\n" {
+		t.Fatalf("got %q %v, wrote %q", out, err, box.written)
+	}
+	box.timedOut = true
+	if _, err := RunFix(context.Background(), box, "diff\n", time.Second); !errors.Is(err, ErrFixTimeout) {
+		t.Errorf("timeout: got %v", err)
 	}
 }
