@@ -1,14 +1,13 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 	"io"
 	"os"
-	"sort"
+	"path/filepath"
+	"strings"
 
 	"github.com/swebench-run/swebench-run/dataset"
-	"github.com/swebench-run/swebench-run/eval"
 	"github.com/swebench-run/swebench-run/family"
 	"github.com/swebench-run/swebench-run/family/all"
 	"github.com/swebench-run/swebench-run/results"
@@ -39,28 +38,38 @@ func exportFamilyPredictions(dir string, insts []dataset.Instance, out *results.
 	return err
 }
 
-// checkGradable checks, before anything runs, that every instance can be graded: the SWE-bench
-// family's rows by eval's built-in grading, the rows of a family with a grader by that grader.
-func checkGradable(insts []dataset.Instance) error {
-	reg := families()
-	var builtin []dataset.Instance
-	byFamily := map[string][]dataset.Instance{}
-	var names []string
-	for _, inst := range insts {
-		name := inst.FamilyName()
-		if reg.Grader(name) == nil {
-			builtin = append(builtin, inst)
-			continue
-		}
-		if _, ok := byFamily[name]; !ok {
-			names = append(names, name)
-		}
-		byFamily[name] = append(byFamily[name], inst)
+// familyEvalStats counts the verdicts <dir>/eval holds in another dataset family's format (SWE-bench
+// Pro's eval_results.json), for a run whose evaluation wrote no report.json; nil when there are
+// none. The instances counted are those of the ledger.
+func familyEvalStats(dir string, st *results.Stats) (*results.EvalStats, error) {
+	folders, err := all.ReadEvalFolder(filepath.Join(dir, "eval"))
+	if err != nil || len(folders) == 0 {
+		return nil, err
 	}
-	sort.Strings(names)
-	errs := []error{eval.CheckInstances(builtin)}
-	for _, name := range names {
-		errs = append(errs, reg.Grader(name).Check(byFamily[name]))
+	history, _, err := results.ReadLedger(dir)
+	if err != nil {
+		return nil, err
 	}
-	return errors.Join(errs...)
+	es := &results.EvalStats{}
+	var formats []string
+	for _, fv := range folders {
+		formats = append(formats, fv.Format)
+		for id, v := range fv.Verdicts {
+			if _, ok := history[id]; !ok && len(history) > 0 {
+				continue
+			}
+			es.Evaluated++
+			switch v.Outcome {
+			case family.Resolved:
+				es.Resolved++
+			case family.Unresolved:
+				es.Unresolved++
+			}
+		}
+	}
+	es.Format = strings.Join(formats, ", ")
+	if st.Instances > 0 {
+		es.Rate = float64(es.Resolved) / float64(st.Instances)
+	}
+	return es, nil
 }

@@ -280,9 +280,8 @@ func runBatch(ctx context.Context, stop <-chan struct{}, f *runFlags, stdout, st
 		}
 	}
 	if f.eval {
-		// Refuse before any model call, not when the first prediction is graded: the built-in
-		// grading checks the SWE-bench family's rows, each other family's grader its own.
-		if err := checkGradable(insts); err != nil {
+		// Refuse before any model call, not when the first prediction is graded.
+		if err := eval.CheckFamilies(insts, families().Grader); err != nil {
 			return err
 		}
 	}

@@ -32,6 +32,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strings"
 
@@ -78,6 +79,7 @@ type Profile struct {
 var (
 	_ family.Profile          = (*Profile)(nil)
 	_ family.PredictionReader = (*Profile)(nil)
+	_ family.RepoNamer        = (*Profile)(nil)
 )
 
 // New returns the profile.
@@ -245,6 +247,18 @@ func (*Profile) ReadPredictions(path string, data []byte) (map[string]family.Pre
 		out[id] = family.Prediction{InstanceID: id, ModelNameOrPath: prefix, ModelPatch: &patch}
 	}
 	return out, true, nil
+}
+
+// idShape is a SWE-bench Pro instance id: instance_{owner}__{name}-{commit}[-v{hash or nan}].
+var idShape = regexp.MustCompile(`^instance_([^_]+(?:_[^_]+)*?)__(.+)-[0-9a-f]{40}(?:-v[0-9a-z]+)?$`)
+
+// RepoOf implements family.RepoNamer.
+func (*Profile) RepoOf(id string) (string, bool) {
+	g := idShape.FindStringSubmatch(id)
+	if g == nil {
+		return "", false
+	}
+	return g[1] + "/" + g[2], true
 }
 
 // selectedTests returns the row's test files as the harness passes them to run_script.sh.
