@@ -91,6 +91,12 @@ func TestNamedDatasetFromHub(t *testing.T) {
 	if len(gson.FailToPass)+len(gson.PassToPass) == 0 || len(gson.PreAgentCommands) != 1 {
 		t.Errorf("tests %d/%d, pre-agent commands %q", len(gson.FailToPass), len(gson.PassToPass), gson.PreAgentCommands)
 	}
+	// `datasets` lists the columns from the hub cache.
+	d, _ := dataset.LookupNamed("multi-swe-bench")
+	cols, _, err := dataset.CachedColumns(d, dataset.LoadOptions{})
+	if err != nil || !strings.Contains(strings.Join(cols, ","), "org,repo,number") || !strings.Contains(strings.Join(cols, ","), "run_result") {
+		t.Errorf("cached columns %q: %v", cols, err)
+	}
 	if err := (grader{}).Check(l.Instances); err != nil {
 		t.Errorf("Check: %v", err)
 	}
