@@ -10,11 +10,12 @@ DEMO_KUBE_OUT ?= runs/demo-kube
 build:
 	$(GO) build -ldflags "-X main.version=$(VERSION)" -o $(BIN) ./cmd/swebench-run
 
-# Test images (base + demo instances, and the SWE-bench Pro demo image), built offline from
-# Debian packages and cached.
+# Test images (base + demo instances, the SWE-bench Pro demo image and the Multi-SWE-bench demo
+# images), built offline from Debian packages and cached.
 images:
 	scripts/build-demo-images.sh
 	scripts/build-pro-image.sh
+	scripts/build-msb-demo-images.sh
 
 # The whole suite: unit tests and integration tests against the real Docker engine. Runs
 # `make testdata` first, ends with the count of corpus tests that ran and skipped, and stops what

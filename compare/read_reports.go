@@ -237,8 +237,20 @@ func readEvalFolder(dir string) (*evalFolder, error) {
 	if err != nil {
 		return nil, fmt.Errorf("evaluation folder %s: %w", dir, err)
 	}
+	// Other families' verdicts first: their run-level files claim their instances, whose
+	// folders may hold a report.json of their harness's own format (Multi-SWE-bench's).
+	others, err := all.ReadEvalFolder(dir)
+	if err != nil {
+		return nil, err
+	}
+	claimed := map[string]bool{}
+	for _, fv := range others {
+		for id := range fv.Verdicts {
+			claimed[id] = true
+		}
+	}
 	for _, e := range entries {
-		if !e.IsDir() {
+		if !e.IsDir() || claimed[e.Name()] {
 			continue
 		}
 		p := filepath.Join(dir, e.Name(), "report.json")
@@ -254,10 +266,6 @@ func readEvalFolder(dir string) (*evalFolder, error) {
 			return nil, fmt.Errorf("%s is the report of %s, not of %s", p, rep.InstanceID, e.Name())
 		}
 		f.reports[rep.InstanceID] = rep
-	}
-	others, err := all.ReadEvalFolder(dir)
-	if err != nil {
-		return nil, err
 	}
 	for _, fv := range others {
 		for id, v := range fv.Verdicts {

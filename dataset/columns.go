@@ -1,6 +1,7 @@
 package dataset
 
 import (
+	"encoding/json"
 	"fmt"
 	"os"
 	"slices"
@@ -23,13 +24,17 @@ func CachedColumns(d NamedDataset, opts LoadOptions) ([]string, string, error) {
 		return nil, "", fmt.Errorf("%s: %w", d.HFRepo, ErrNotCached)
 	}
 	sha := strings.TrimSpace(string(ref))
-	snap, err := h.cached(d.HFRepo, sha, "default", d.Split)
+	config, split, read := "default", d.Split, parquetColumns
+	if d.Files != nil {
+		config, split, read = "files", strings.Join(d.Files, ";"), jsonlColumns
+	}
+	snap, err := h.cached(d.HFRepo, sha, config, split)
 	if err != nil {
-		return nil, "", fmt.Errorf("%s:%s: %w", d.HFRepo, d.Split, err)
+		return nil, "", fmt.Errorf("%s:%s: %w", d.HFRepo, split, err)
 	}
 	var cols []string
 	for _, f := range snap.Files {
-		names, err := parquetColumns(f.local)
+		names, err := read(f.local)
 		if err != nil {
 			return nil, sha, err
 		}
@@ -40,6 +45,32 @@ func CachedColumns(d NamedDataset, opts LoadOptions) ([]string, string, error) {
 		}
 	}
 	return cols, sha, nil
+}
+
+// jsonlColumns returns the keys of the first row of a JSON lines file, in order.
+func jsonlColumns(path string) ([]string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	dec := json.NewDecoder(f)
+	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
+		return nil, fmt.Errorf("%s: the first row is not a JSON object", path)
+	}
+	var cols []string
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", path, err)
+		}
+		cols = append(cols, tok.(string))
+		var skip json.RawMessage
+		if err := dec.Decode(&skip); err != nil {
+			return nil, fmt.Errorf("%s: %w", path, err)
+		}
+	}
+	return cols, nil
 }
 
 // ExtraColumns returns the columns of cols beyond the standard SWE-bench ones, in order.

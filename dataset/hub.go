@@ -121,6 +121,15 @@ func (h *hubClient) snapshotPath(repo, sha, config, split string) string {
 // fetch makes the split's parquet files of repo at revision (default "main") available locally,
 // downloading what the cache lacks, and returns them with their sha256s.
 func (h *hubClient) fetch(ctx context.Context, repo, config, split, revision string) (*hubSnapshot, error) {
+	return h.fetchFiles(ctx, repo, config, split, revision, nil)
+}
+
+// fetchFiles is fetch; with files (path.Match patterns of repository paths, e.g. "go/*.jsonl")
+// it takes the repository's files that match them instead of a split's parquet files.
+func (h *hubClient) fetchFiles(ctx context.Context, repo, config, split, revision string, files []string) (*hubSnapshot, error) {
+	if files != nil {
+		config, split = "files", strings.Join(files, ";")
+	}
 	if revision == "" {
 		revision = "main"
 	}
@@ -165,6 +174,16 @@ func (h *hubClient) fetch(ctx context.Context, repo, config, split, revision str
 	}
 	seenSplit := map[string]bool{}
 	for _, s := range info.Siblings {
+		if files != nil {
+			if matchAny(files, s.RFilename) {
+				f := hubFile{Path: s.RFilename, Size: s.Size}
+				if s.LFS != nil {
+					f.SHA256, f.Size = s.LFS.SHA256, s.LFS.Size
+				}
+				snap.Files = append(snap.Files, f)
+			}
+			continue
+		}
 		dir, base := path.Split(s.RFilename)
 		if !slices.Contains(prefixes, dir) || !strings.HasSuffix(base, ".parquet") {
 			continue
@@ -188,6 +207,9 @@ func (h *hubClient) fetch(ctx context.Context, repo, config, split, revision str
 	}
 	sort.Slice(snap.Files, func(a, b int) bool { return snap.Files[a].Path < snap.Files[b].Path })
 	base := h.repoDir(repo)
+	if len(snap.Files) == 0 && files != nil {
+		return nil, fmt.Errorf("dataset %s at commit %s has no file matching %s: the dataset's layout changed; pin an older revision with hf:%s@REVISION", repo, info.SHA, strings.Join(files, ", "), repo)
+	}
 	if len(snap.Files) == 0 {
 		urls, err := h.converted(ctx, repo, config, split)
 		if err != nil {
@@ -222,6 +244,16 @@ func (h *hubClient) fetch(ctx context.Context, repo, config, split, revision str
 		return nil, fmt.Errorf("cache: %w", err)
 	}
 	return snap, nil
+}
+
+// matchAny reports whether name matches one of the path.Match patterns.
+func matchAny(patterns []string, name string) bool {
+	for _, p := range patterns {
+		if ok, _ := path.Match(p, name); ok {
+			return true
+		}
+	}
+	return false
 }
 
 func escapePath(p string) string {

@@ -28,6 +28,9 @@ type NamedDataset struct {
 	// Family is the dataset family its rows are read as (a profile of package family, given to
 	// Load in LoadOptions.Families): a row that lacks one of the family's columns is refused.
 	Family string `json:"family,omitempty"`
+	// Files, when set, are the repository's data files (path.Match patterns, e.g. "go/*.jsonl"),
+	// read instead of the split's parquet files (Multi-SWE-bench keeps one JSONL per repository).
+	Files []string `json:"files,omitempty"`
 }
 
 // named lists the datasets known by a short name. The SWE-bench ones resolve like the SWE-bench
@@ -44,6 +47,12 @@ var named = []NamedDataset{
 	{Name: "multilingual", HFRepo: "SWE-bench/SWE-bench_Multilingual", Split: "test", Rows: 300, Description: "SWE-bench Multilingual: 300 tasks in 9 languages, 41 repositories", Family: SWEbench},
 	{Name: "smith", HFRepo: "SWE-bench/SWE-smith", Split: "train", Description: "SWE-smith: synthetic training tasks (rows carry image_name)"},
 	{Name: "rebench", HFRepo: "nebius/SWE-rebench", Split: "test", Description: "SWE-rebench: about 21,000 continuously collected tasks (rows carry install_config and docker_image)", Family: SWEbench},
+	{Name: "multi-swe-bench", HFRepo: "ByteDance-Seed/Multi-SWE-bench", Split: "test", Rows: 1632, Description: "Multi-SWE-bench (ByteDance): 1,632 tasks in Java, TypeScript, JavaScript, Go, Rust, C and C++, 39 repositories, graded by its harness's parsers", Family: "multiswebench",
+		Files: []string{"java/*.jsonl", "ts/*.jsonl", "js/*.jsonl", "go/*.jsonl", "rust/*.jsonl", "c/*.jsonl", "cpp/*.jsonl"}},
+	{Name: "multi-swe-bench-mini", HFRepo: "ByteDance-Seed/Multi-SWE-bench_mini", Split: "test", Rows: 400, Description: "Multi-SWE-bench mini: 400 tasks in 8 languages (Multi-SWE-bench's 7 and Python)", Family: "multiswebench",
+		Files: []string{"*.jsonl"}},
+	{Name: "multi-swe-bench-flash", HFRepo: "ByteDance-Seed/Multi-SWE-bench-flash", Split: "test", Rows: 300, Description: "Multi-SWE-bench flash: 300 tasks of Multi-SWE-bench for quick evaluation", Family: "multiswebench",
+		Files: []string{"*.jsonl"}},
 	{Name: "pro", HFRepo: "ScaleAI/SWE-bench_Pro", Split: "test", Rows: 731, Description: "SWE-bench Pro (Scale AI): 731 long-horizon tasks in Python, Go, JavaScript and TypeScript, graded by its harness's per-instance scripts", Family: "pro"},
 }
 
@@ -346,6 +355,7 @@ func Load(ctx context.Context, spec string, opts LoadOptions) (*Loaded, error) {
 	src := Source{Spec: spec}
 	var paths []string // local files to read, in order
 	var display []string
+	var files []string // a named dataset's data files (NamedDataset.Files)
 	switch {
 	case strings.HasPrefix(spec, "hf:"):
 		repo, config, split, rev, err := ParseHFSpec(spec)
@@ -356,6 +366,7 @@ func Load(ctx context.Context, spec string, opts LoadOptions) (*Loaded, error) {
 	default:
 		if d, ok := LookupNamed(spec); ok {
 			src.Kind, src.Name, src.HFRepo, src.Config, src.Split = "named", d.Name, d.HFRepo, "default", d.Split
+			files = d.Files
 			break
 		}
 		src.Kind = "file"
@@ -372,7 +383,7 @@ func Load(ctx context.Context, spec string, opts LoadOptions) (*Loaded, error) {
 		if src.Revision == "" {
 			src.Revision = "main"
 		}
-		snap, err := h.fetch(ctx, src.HFRepo, src.Config, src.Split, src.Revision)
+		snap, err := h.fetchFiles(ctx, src.HFRepo, src.Config, src.Split, src.Revision, files)
 		if err != nil {
 			return nil, err
 		}

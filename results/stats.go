@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strings"
 )
 
 // Stats summarise one output directory: outcomes, cost, steps, tokens, durations, failures and,
@@ -153,7 +154,14 @@ func evalStats(dir string, instances int) (*EvalStats, error) {
 		return nil, nil
 	}
 	es := &EvalStats{}
+	claimed, err := multiSWEbenchVerdicts(filepath.Join(dir, "eval"), es)
+	if err != nil {
+		return nil, err
+	}
 	for _, p := range paths {
+		if claimed[filepath.Base(filepath.Dir(p))] {
+			continue
+		}
 		data, err := os.ReadFile(p)
 		if err != nil {
 			return nil, err
@@ -181,6 +189,41 @@ func evalStats(dir string, instances int) (*EvalStats, error) {
 		es.Rate = float64(es.Resolved) / float64(instances)
 	}
 	return es, nil
+}
+
+// multiSWEbenchVerdicts counts the verdicts of a Multi-SWE-bench evaluation's
+// final_report.json, whose instances' report.json files are in that harness's format, and
+// returns the instance folders it covers ("org/repo:pr-N" is in folder "org__repo-N").
+func multiSWEbenchVerdicts(evalDir string, es *EvalStats) (map[string]bool, error) {
+	p := filepath.Join(evalDir, "final_report.json")
+	data, err := os.ReadFile(p)
+	if err != nil {
+		return nil, nil
+	}
+	var fr struct {
+		Resolved   []string `json:"resolved_ids"`
+		Unresolved []string `json:"unresolved_ids"`
+	}
+	if err := json.Unmarshal(data, &fr); err != nil {
+		return nil, fmt.Errorf("%s: not a Multi-SWE-bench final report: %w", p, err)
+	}
+	claimed := map[string]bool{}
+	folder := func(id string) string {
+		repo, n, _ := strings.Cut(id, ":pr-")
+		return strings.Replace(repo, "/", "__", 1) + "-" + n
+	}
+	for _, id := range fr.Resolved {
+		claimed[folder(id)] = true
+		es.Evaluated++
+		es.Resolved++
+		es.Applied++
+	}
+	for _, id := range fr.Unresolved {
+		claimed[folder(id)] = true
+		es.Evaluated++
+		es.Unresolved++
+	}
+	return claimed, nil
 }
 
 func dist(v []float64) Dist {

@@ -18,6 +18,7 @@ import (
 	"github.com/swebench-run/swebench-run/dataset"
 	"github.com/swebench-run/swebench-run/eval"
 	"github.com/swebench-run/swebench-run/family"
+	"github.com/swebench-run/swebench-run/family/multiswebench"
 	"github.com/swebench-run/swebench-run/family/pro"
 	"github.com/swebench-run/swebench-run/family/swebench"
 	"github.com/swebench-run/swebench-run/results"
@@ -52,6 +53,7 @@ func New(o Options) *Registry {
 	assets := &family.AssetStore{Dir: o.AssetCache, Offline: hub.IsOffline(), HTTP: o.HTTP}
 	return &Registry{profiles: []family.Profile{
 		pro.New(pro.Options{Assets: assets, ScriptsDir: o.ProScripts}),
+		multiswebench.Profile{},
 		swebench.Profile{},
 	}}
 }

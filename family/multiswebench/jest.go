@@ -1,0 +1,71 @@
+package multiswebench
+
+import (
+	"fmt"
+	"regexp"
+)
+
+// jestSuites reads Jest's default reporter with the suite (test file) as context:
+//
+//	PASS test/foo.test.js (5.2 s)
+//	  Foo
+//	    ✓ does a thing (3 ms)
+//	    ✕ breaks (2 ms)
+//
+// Suites are tests of their own ("test/foo.test.js") and every test is "suite:title" (without the
+// describe blocks). A test line before any suite line makes the log unreadable, as the harness
+// raises on it.
+type jestSuites struct {
+	passSuite, failSuite, passTest, failTest *regexp.Regexp
+}
+
+func (j jestSuites) parse(log string, _ int) (*TestResult, error) {
+	passed, failed := nameSet{}, nameSet{}
+	suite, haveSuite := "", false
+	for _, line := range pySplitLines(log) {
+		line = pyStrip(line)
+		if line == "" {
+			continue
+		}
+		if g := pyMatch(j.passSuite, line); g != nil {
+			suite, haveSuite = g[1], true
+			passed.add(suite)
+		}
+		if g := pyMatch(j.failSuite, line); g != nil {
+			suite, haveSuite = g[1], true
+			failed.add(suite)
+		}
+		if g := pyMatch(j.passTest, line); g != nil {
+			if !haveSuite {
+				return nil, fmt.Errorf("Test passed without suite: %s", line)
+			}
+			passed.add(suite + ":" + g[1])
+		}
+		if g := pyMatch(j.failTest, line); g != nil {
+			if !haveSuite {
+				return nil, fmt.Errorf("Test failed without suite: %s", line)
+			}
+			failed.add(suite + ":" + g[1])
+		}
+	}
+	return newTestResult(passed, failed, nameSet{})
+}
+
+var (
+	// anuraghazra/github-readme-stats and iamkun/dayjs: an optional "(12 ms)" after the name.
+	jest = jestSuites{
+		passSuite: pyRe(`^PASS (.+?)(?:\s\(\d*\.?\d+\s*\w+\))?$`),
+		passTest:  pyRe(`^✓ (.+?)(?:\s\(\d*\.?\d+\s*\w+\))?$`),
+		failSuite: pyRe(`^FAIL (.+?)(?:\s\(\d*\.?\d+\s*\w+\))?$`),
+		failTest:  pyRe(`^✕ (.+?)(?:\s\(\d*\.?\d+\s*\w+\))?$`),
+	}
+
+	// darkreader/darkreader: a suite is one word, and anything in parentheses after a name is
+	// dropped.
+	jestDarkreader = jestSuites{
+		passSuite: pyRe(`^PASS (\S+)(\s*\(.+\))?$`),
+		passTest:  pyRe(`^✓ (.+?)(\s+\(.+\))?$`),
+		failSuite: pyRe(`^FAIL (\S+)(\s*\(.+\))?$`),
+		failTest:  pyRe(`^✕ (.+?)(\s+\(.+\))?$`),
+	}
+)

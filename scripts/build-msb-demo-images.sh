@@ -1,0 +1,114 @@
+#!/usr/bin/env bash
+# Builds the Multi-SWE-bench demo images from the local swebench-run/base:bookworm, without
+# pulling, in the harness's layout (multi_swe_bench/harness/image.py): the repository at
+# /home/jq, committed with a fixed author, committer and date so its sha is the base.sha of
+# family/multiswebench/testdata/demo/dataset.jsonl (the build fails if it is not), and in /home
+# the scripts run.sh, test-run.sh and fix-run.sh with the instance's test.patch and gold fix.patch.
+# Grading mounts the prediction over /home/fix.patch and runs `bash /home/fix-run.sh`.
+#
+# Images: mswebench/jqlang_m_jq:pr-990001 and :pr-990002 (the demo rows are named after jq,
+# whose parser — automake's test driver — reads the demo's test output; the numbers are not
+# jq's pull requests).
+# Cached: each image carries org.swebench-run.input-hash = sha256 of the base image id, this
+# script and the instance's files; an image whose label matches is kept as is.
+#
+# Usage: scripts/build-msb-demo-images.sh [--force]
+set -euo pipefail
+
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+root=$(cd "$here/.." && pwd)
+# shellcheck source=scripts/lib.sh
+source "$here/lib.sh"
+
+force=0
+case "${1:-}" in
+"") ;;
+--force) force=1 ;;
+-h | --help)
+	sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'
+	exit 0
+	;;
+*) die "unknown argument '$1' (usage: $0 [--force])" ;;
+esac
+
+demo="$root/family/multiswebench/testdata/demo"
+[[ -d $demo/repo ]] || die "$demo/repo is missing"
+repo=jq
+# Keep in step with dataset.jsonl's base.sha: the same identity gives the same commit.
+commit_name="swebench-run demo"
+commit_email="demo@swebench-run.invalid"
+commit_date="2025-01-01T00:00:00Z"
+base_sha=e5516f8234e4f56eb0a313f2378d6230b5a2abeb
+
+"$here/build-base-image.sh"
+base_id=$(image_id "$BASE_IMAGE")
+[[ -n $base_id ]] || die "$BASE_IMAGE is missing after build-base-image.sh"
+
+work=$(mktemp -d)
+build_container=""
+cleanup() {
+	[[ -n $build_container ]] && docker rm -f "$build_container" >/dev/null 2>&1
+	rm -rf "$work"
+}
+trap cleanup EXIT
+
+built=0 kept=0
+for number in 990001 990002; do
+	image="mswebench/jqlang_m_jq:pr-$number"
+	ctx="$work/pr-$number"
+	mkdir -p "$ctx/home/$repo"
+	(cd "$demo/repo" && tar -c .) | tar -x -C "$ctx/home/$repo"
+	cp "$demo/jq-$number.test.patch" "$ctx/home/test.patch"
+	cp "$demo/jq-$number.fix.patch" "$ctx/home/fix.patch"
+	# The harness's scripts, as its repositories' Image.files() write them.
+	printf '#!/bin/bash\nset -e\n\ncd /home/%s\nbash tests/run.sh\n' "$repo" >"$ctx/home/run.sh"
+	printf '#!/bin/bash\nset -e\n\ncd /home/%s\ngit apply --whitespace=nowarn /home/test.patch\nbash tests/run.sh\n' "$repo" >"$ctx/home/test-run.sh"
+	printf '#!/bin/bash\nset -e\n\ncd /home/%s\ngit apply --whitespace=nowarn /home/test.patch /home/fix.patch\nbash tests/run.sh\n' "$repo" >"$ctx/home/fix-run.sh"
+
+	setup="set -euo pipefail
+cd /home/$repo
+find . -type d -exec chmod 0755 {} +
+find . -type f -exec chmod 0644 {} +
+git init -q
+git add -A
+git commit -q -m 'jqlite: identity, keys and length'
+head=\$(git rev-parse HEAD)
+if [ \"\$head\" != '$base_sha' ]; then
+	echo \"error: /home/$repo is at \$head, the demo rows say base.sha $base_sha\" >&2
+	exit 1
+fi"
+	hash=$( {
+		printf '%s\n' "$base_id" "$commit_name" "$commit_email" "$commit_date" "$setup"
+		sha256sum <"$0"
+		hash_tree "$ctx"
+	} | hash_stdin)
+	if [[ $force == 0 && $(image_label "$image" "$INPUT_HASH_LABEL") == "$hash" ]]; then
+		kept=$((kept + 1))
+		log "$image is up to date"
+		continue
+	fi
+	old_id=$(image_id "$image")
+	log "building $image"
+	build_container=$(docker create --network none --label org.swebench-run.build=1 -w /home \
+		-e "GIT_AUTHOR_NAME=$commit_name" -e "GIT_AUTHOR_EMAIL=$commit_email" -e "GIT_AUTHOR_DATE=$commit_date" \
+		-e "GIT_COMMITTER_NAME=$commit_name" -e "GIT_COMMITTER_EMAIL=$commit_email" -e "GIT_COMMITTER_DATE=$commit_date" \
+		"$BASE_IMAGE" bash -c "$setup") || die "could not create a build container from $BASE_IMAGE"
+	docker cp "$ctx/home/." "$build_container:/home" || die "docker cp into the build container failed"
+	if ! docker start -a "$build_container" >"$work/pr-$number.log" 2>&1; then
+		cat "$work/pr-$number.log" >&2
+		die "setting up /home/$repo for pr-$number failed"
+	fi
+	docker commit \
+		--change "WORKDIR /home/$repo" \
+		--change 'CMD ["/bin/bash"]' \
+		--change "LABEL $INPUT_HASH_LABEL=$hash org.swebench-run.image=msb-demo org.swebench-run.instance-id=jqlang__jq-$number" \
+		--message "swebench-run Multi-SWE-bench demo jqlang/jq:pr-$number" \
+		"$build_container" "$image" >/dev/null || die "docker commit of $image failed"
+	docker rm "$build_container" >/dev/null
+	build_container=""
+	if [[ -n $old_id && $old_id != "$(image_id "$image")" ]]; then
+		docker rmi "$old_id" >/dev/null 2>&1 || true
+	fi
+	built=$((built + 1))
+done
+log "Multi-SWE-bench demo images: $built built, $kept up to date"
