@@ -158,7 +158,19 @@ func evalStats(dir string, instances int) (*EvalStats, error) {
 			Applied  bool `json:"patch_successfully_applied"`
 		}
 		if err := json.Unmarshal(data, &rep); err != nil {
-			return nil, fmt.Errorf("%s: not a harness report: %w", p, err)
+			// SWE-bench-Live's harness writes {"instance_id", "resolved", …} for every
+			// instance it graded (it applies patches without checking them).
+			var flat struct {
+				InstanceID *string `json:"instance_id"`
+				Resolved   *bool   `json:"resolved"`
+			}
+			if json.Unmarshal(data, &flat) != nil || flat.InstanceID == nil || flat.Resolved == nil {
+				return nil, fmt.Errorf("%s: not a harness report: %w", p, err)
+			}
+			rep = map[string]struct {
+				Resolved bool `json:"resolved"`
+				Applied  bool `json:"patch_successfully_applied"`
+			}{*flat.InstanceID: {Resolved: *flat.Resolved, Applied: true}}
 		}
 		for _, r := range rep {
 			es.Evaluated++

@@ -17,6 +17,8 @@ import (
 	"github.com/swebench-run/swebench-run/dataset"
 	"github.com/swebench-run/swebench-run/eval"
 	"github.com/swebench-run/swebench-run/family"
+	"github.com/swebench-run/swebench-run/family/gym"
+	"github.com/swebench-run/swebench-run/family/live"
 	"github.com/swebench-run/swebench-run/family/swebench"
 	"github.com/swebench-run/swebench-run/results"
 )
@@ -34,6 +36,9 @@ type Options struct {
 	// ProScripts is a local folder of SWE-bench Pro's run_scripts/<instance_id>/ (the harness's
 	// --scripts_dir) used instead of the files of the pinned commit; "" downloads those.
 	ProScripts string
+	// PythonImage is the image SWE-bench-Live's Python log parsers run in; "" is
+	// live.DefaultPythonImage.
+	PythonImage string
 }
 
 // Registry holds every profile.
@@ -44,6 +49,8 @@ type Registry struct {
 // New returns the registry of every family.
 func New(o Options) *Registry {
 	return &Registry{profiles: []family.Profile{
+		live.New(live.Options{PythonImage: o.PythonImage}),
+		gym.Profile{},
 		swebench.Profile{},
 	}}
 }

@@ -248,3 +248,41 @@ func TestPydanticParser(t *testing.T) {
 		t.Error("a bare status line: got no error, want one (the fork's parser raises IndexError)")
 	}
 }
+
+func TestProfileRows(t *testing.T) {
+	var p Profile
+	rows := loadRows(t)
+	for _, inst := range rows {
+		if !p.Match(&inst) {
+			t.Errorf("Match: false for %s", inst.InstanceID)
+		}
+	}
+	inst := rows[0]
+	if err := p.Prepare(&inst); err != nil {
+		t.Fatal(err)
+	}
+	if inst.Image != DefaultImage(inst.InstanceID) || inst.WorkDir != "/testbed" {
+		t.Errorf("prepared: image %q, workdir %q", inst.Image, inst.WorkDir)
+	}
+	withScript := rows[0]
+	withScript.EvalScript = "#!/bin/bash\n"
+	rebench := dataset.Instance{InstanceID: "getmoto__moto-1", Repo: "getmoto/moto", Extra: map[string]any{"install_config": map[string]any{"test_cmd": "pytest"}}}
+	django := dataset.Instance{InstanceID: "django__django-1", Repo: "django/django"}
+	for _, inst := range []dataset.Instance{withScript, rebench, django} {
+		if p.Match(&inst) {
+			t.Errorf("Match: true for %s (a SWE-bench or SWE-rebench row)", inst.InstanceID)
+		}
+	}
+	bad := rows[0]
+	bad.Version = "0.0"
+	bad.FailToPass = nil
+	err := p.Prepare(&bad)
+	for _, field := range []string{"version", "FAIL_TO_PASS"} {
+		if err == nil || !strings.Contains(err.Error(), `field "`+field+`"`) {
+			t.Errorf("Prepare of a row without a known version or FAIL_TO_PASS: %v", err)
+		}
+	}
+	if err := p.Grader().Check([]dataset.Instance{rows[0], bad}); err == nil || !strings.Contains(err.Error(), bad.InstanceID) {
+		t.Errorf("Check: %v", err)
+	}
+}
