@@ -58,7 +58,9 @@ func pytestRow() dataset.Instance {
 		Extra: map[string]any{"test_cmds": []any{"pytest -rA"}}}
 }
 
-func section(log string) string { return "noise\n\n" + MarkerStart + "\n" + log + "\n" + MarkerEnd + "\n" }
+func section(log string) string {
+	return "noise\n\n" + MarkerStart + "\n" + log + "\n" + MarkerEnd + "\n"
+}
 
 func TestGraderGrade(t *testing.T) {
 	pred := func(p string) family.Prediction { return family.Prediction{InstanceID: "x", ModelPatch: &p} }
@@ -77,7 +79,11 @@ func TestGraderGrade(t *testing.T) {
 		{"pytest row unresolved", pytestRow(), newFake(section("FAILED tests/t.py::f - boom\nPASSED tests/t.py::p"), ""), nil, nil, family.Unresolved, "", ""},
 		{"Python parser in the Python container", pythonRow(), newFake(section("log"), "never asked"), newFake("", okReply), nil, family.Resolved, "", ""},
 		{"Python parser in the instance's container when the Python image cannot start", pythonRow(), newFake(section("log"), okReply), nil, errors.New("pull denied"), family.Resolved, "", ""},
-		{"no Python anywhere", pythonRow(), func() *fakeSandbox { f := newFake(section("log"), "no python3 or python on PATH\n"); f.parserCode = 127; return f }(),
+		{"no Python anywhere", pythonRow(), func() *fakeSandbox {
+			f := newFake(section("log"), "no python3 or python on PATH\n")
+			f.parserCode = 127
+			return f
+		}(),
 			nil, errors.New("pull denied"), family.Error, family.KindContainer, "pull denied"},
 		{"a failing parser is an error, as in the harness", pythonRow(), newFake(section("log"), ""), newFake("", reply+`{"error": "Traceback\nKeyError: 'x'\n", "stderr": ""}`+"\n"), nil,
 			family.Error, family.KindGrading, "KeyError"},
