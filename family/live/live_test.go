@@ -125,6 +125,12 @@ func TestRowOfErrors(t *testing.T) {
 		})
 	}
 	inst := base()
+	inst.LogParser = ""
+	inst.Extra["parser"] = "pytest" // the harness falls back to a parser column
+	if r, err := RowOf(&inst); err != nil || !r.IsPytest() || !HasLiveColumns(&inst) {
+		t.Errorf("parser column: got %+v, %v", r, err)
+	}
+	inst = base()
 	inst.Extra["rebuild_cmds"] = `["make"]` // a JSON-encoded list, as some exports store it
 	if r, err := RowOf(&inst); err != nil || !reflect.DeepEqual(r.RebuildCmds, []string{"make"}) {
 		t.Errorf("JSON-string list: got %+v, %v", r, err)

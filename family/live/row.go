@@ -45,6 +45,7 @@ const (
 	colPrintCmds   = "print_cmds"
 	colRebuildCmds = "rebuild_cmds"
 	colLogParser   = "log_parser"
+	colParser      = "parser" // read when log_parser is absent, as the harness does
 	colPlatform    = "platform"
 )
 
@@ -74,8 +75,18 @@ func HasLiveColumns(inst *dataset.Instance) bool {
 	if _, ok := inst.Extra[colTestCmds]; !ok {
 		return false
 	}
-	r := Row{Parser: inst.LogParser}
-	return r.IsPytest() || isPythonParser(inst.LogParser)
+	r := Row{Parser: parserColumn(inst)}
+	return r.IsPytest() || isPythonParser(r.Parser)
+}
+
+// parserColumn is the row's log_parser, else its parser column (the harness reads
+// instance.get("log_parser", instance.get("parser", ""))).
+func parserColumn(inst *dataset.Instance) string {
+	if inst.LogParser != "" {
+		return inst.LogParser
+	}
+	s, _ := inst.Extra[colParser].(string)
+	return s
 }
 
 func isPythonParser(s string) bool { return strings.Contains(s, "def parser(") }
@@ -83,7 +94,7 @@ func isPythonParser(s string) bool { return strings.Contains(s, "def parser(") }
 // RowOf reads the harness's columns of a row. A missing or bad column is a *dataset.FieldError
 // naming it (several joined).
 func RowOf(inst *dataset.Instance) (Row, error) {
-	r := Row{InstanceID: inst.InstanceID, Parser: inst.LogParser}
+	r := Row{InstanceID: inst.InstanceID, Parser: parserColumn(inst)}
 	var errs []error
 	var err error
 	if r.TestCmds, err = stringList(inst, colTestCmds); err != nil {
