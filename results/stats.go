@@ -56,6 +56,10 @@ type EvalStats struct {
 	Unresolved int     `json:"unresolved"`
 	Applied    int     `json:"patch_applied"`
 	Rate       float64 `json:"resolved_rate"` // resolved ÷ instances in the ledger, unfinished ones left out
+	// Format names the verdict files read when they are not the SWE-bench harness's report.json
+	// (another dataset family's, e.g. "SWE-bench Pro eval_results.json"); Applied is not known
+	// then.
+	Format string `json:"format,omitempty"`
 }
 
 // ComputeStats reads dir's ledger and evaluation reports.

@@ -67,18 +67,7 @@ func writePreds(t *testing.T, path string, patches map[string]string) {
 	}
 }
 
-func readJSONFile(t *testing.T, path string, v any) {
-	t.Helper()
-	data, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := json.Unmarshal(data, v); err != nil {
-		t.Fatalf("%s: %v", path, err)
-	}
-}
-
-// compareJSON runs compare --json on the inputs and returns each input's verdict counts.
+// compareVerdicts runs compare --json on the inputs and returns each input's verdict counts.
 func compareVerdicts(t *testing.T, inputs ...string) []map[string]int {
 	t.Helper()
 	code, stdout, stderr := runCLI(t, append([]string{"compare", "--json"}, inputs...)...)

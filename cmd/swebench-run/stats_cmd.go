@@ -50,6 +50,11 @@ func showStats(dir string, asJSON, rebuild bool, stdout, stderr io.Writer) error
 	if err != nil {
 		return err
 	}
+	if st.Eval == nil {
+		if st.Eval, err = familyEvalStats(dir, st); err != nil {
+			return err
+		}
+	}
 	if asJSON {
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
@@ -89,7 +94,10 @@ func printStats(w io.Writer, st *results.Stats) {
 	fmt.Fprintf(tw, "duration (s)\t%.0f\t%.1f\t%.1f\t%.1f\t%.1f\n", st.Seconds.Total, st.Seconds.Mean, st.Seconds.P50, st.Seconds.P90, st.Seconds.Max)
 	tw.Flush()
 	fmt.Fprintf(w, "\ntokens: %d in (%d cache read, %d cache write), %d out\n", st.Tokens.Input, st.Tokens.CacheRead, st.Tokens.CacheWrite, st.Tokens.Output)
-	if st.Eval != nil {
+	switch {
+	case st.Eval != nil && st.Eval.Format != "":
+		fmt.Fprintf(w, "resolved: %d of %d instances (%.1f%%); %d evaluated (%s)\n", st.Eval.Resolved, st.Instances-len(st.Unfinished), 100*st.Eval.Rate, st.Eval.Evaluated, st.Eval.Format)
+	case st.Eval != nil:
 		fmt.Fprintf(w, "resolved: %d of %d instances (%.1f%%); %d evaluated, %d patches applied\n", st.Eval.Resolved, st.Instances-len(st.Unfinished), 100*st.Eval.Rate, st.Eval.Evaluated, st.Eval.Applied)
 	}
 	if len(st.Unfinished) > 0 {

@@ -13,12 +13,14 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"sync"
 
 	"github.com/swebench-run/swebench-run/dataset"
 	"github.com/swebench-run/swebench-run/eval"
 	"github.com/swebench-run/swebench-run/family"
 	"github.com/swebench-run/swebench-run/family/gym"
 	"github.com/swebench-run/swebench-run/family/live"
+	"github.com/swebench-run/swebench-run/family/pro"
 	"github.com/swebench-run/swebench-run/family/swebench"
 	"github.com/swebench-run/swebench-run/results"
 )
@@ -48,7 +50,13 @@ type Registry struct {
 
 // New returns the registry of every family.
 func New(o Options) *Registry {
+	hub := dataset.LoadOptions{Offline: o.Offline}
+	if o.AssetCache == "" {
+		o.AssetCache = filepath.Join(hub.HubCacheDir(), "swebench-run", "assets")
+	}
+	assets := &family.AssetStore{Dir: o.AssetCache, Offline: hub.IsOffline(), HTTP: o.HTTP}
 	return &Registry{profiles: []family.Profile{
+		pro.New(pro.Options{Assets: assets, ScriptsDir: o.ProScripts}),
 		live.New(live.Options{PythonImage: o.PythonImage}),
 		gym.Profile{},
 		swebench.Profile{},
@@ -166,10 +174,13 @@ func (r *Registry) ExportPredictions(outDir string, insts []dataset.Instance, pr
 	return written, nil
 }
 
+// defaults is the registry with default options, for what needs none (verdict readers, ids).
+var defaults = sync.OnceValue(func() *Registry { return New(Options{}) })
+
 // readers are the verdict readers of every family (they need no options).
 func readers() []family.ReportReader {
 	var out []family.ReportReader
-	for _, p := range New(Options{}).profiles {
+	for _, p := range defaults().profiles {
 		if rr := p.Reports(); rr != nil {
 			out = append(out, rr)
 		}
@@ -207,4 +218,17 @@ func ReadReportFile(path string, data []byte) (family.FolderVerdicts, bool, erro
 		}
 	}
 	return family.FolderVerdicts{}, false, nil
+}
+
+// RepoOf returns the repository an instance id names in the shape of a family's ids (SWE-bench
+// Pro's instance_{owner}__{name}-{commit}-v{…}); ok is false when no family's shape fits.
+func RepoOf(id string) (string, bool) {
+	for _, p := range defaults().profiles {
+		if rn, ok := p.(family.RepoNamer); ok {
+			if repo, ok := rn.RepoOf(id); ok {
+				return repo, true
+			}
+		}
+	}
+	return "", false
 }
