@@ -152,6 +152,7 @@ func evalStats(dir string, instances int) (*EvalStats, error) {
 		return nil, nil
 	}
 	es := &EvalStats{}
+	foreign := 0
 	for _, p := range paths {
 		data, err := os.ReadFile(p)
 		if err != nil {
@@ -162,19 +163,10 @@ func evalStats(dir string, instances int) (*EvalStats, error) {
 			Applied  bool `json:"patch_successfully_applied"`
 		}
 		if err := json.Unmarshal(data, &rep); err != nil {
-			// SWE-bench-Live's harness writes {"instance_id", "resolved", …} for every
-			// instance it graded (it applies patches without checking them).
-			var flat struct {
-				InstanceID *string `json:"instance_id"`
-				Resolved   *bool   `json:"resolved"`
-			}
-			if json.Unmarshal(data, &flat) != nil || flat.InstanceID == nil || flat.Resolved == nil {
-				return nil, fmt.Errorf("%s: not a harness report: %w", p, err)
-			}
-			rep = map[string]struct {
-				Resolved bool `json:"resolved"`
-				Applied  bool `json:"patch_successfully_applied"`
-			}{*flat.InstanceID: {Resolved: *flat.Resolved, Applied: true}}
+			// Not the SWE-bench harness's: another dataset family's report.json (SWE-bench-Live
+			// writes {"instance_id", "resolved", …}), which the family's reader counts.
+			foreign++
+			continue
 		}
 		for _, r := range rep {
 			es.Evaluated++
@@ -187,6 +179,9 @@ func evalStats(dir string, instances int) (*EvalStats, error) {
 				es.Applied++
 			}
 		}
+	}
+	if es.Evaluated == 0 && foreign > 0 {
+		return nil, nil
 	}
 	if instances > 0 {
 		es.Rate = float64(es.Resolved) / float64(instances)
