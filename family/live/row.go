@@ -36,7 +36,6 @@ import (
 const (
 	HubPython    = "SWE-bench-Live/SWE-bench-Live"
 	HubMultiLang = "SWE-bench-Live/MultiLang"
-	HubWindows   = "SWE-bench-Live/Windows"
 )
 
 // Columns of a SWE-bench-Live row that the harness reads besides SWE-bench's.
