@@ -34,7 +34,7 @@ func archiveRow(t *testing.T, rel string) dataset.Instance {
 		return m
 	}
 	task, launch := read("instance.json"), read("result.json")
-	var p2p []any
+	p2p := []any{}
 	for name, st := range launch["test_status"].(map[string]any) {
 		if st == "pass" {
 			p2p = append(p2p, name)
@@ -82,6 +82,40 @@ func TestRowOfArchiveRows(t *testing.T) {
 		}
 		if r.IsPytest() || !strings.HasPrefix(r.Parser, "def parser(log: str)") {
 			t.Errorf("the row's parser is not its Python source: %.40q", r.Parser)
+		}
+	})
+	t.Run("every archived instance", func(t *testing.T) {
+		entries, err := os.ReadDir(testenv.Fixtures(t, archive))
+		if err != nil {
+			t.Fatal(err)
+		}
+		n := 0
+		for _, lang := range entries {
+			dirs, _ := os.ReadDir(testenv.Fixtures(t, archive, lang.Name(), "playground"))
+			for _, d := range dirs {
+				n++
+				inst := archiveRow(t, path.Join(lang.Name(), "playground", d.Name()))
+				r, err := RowOf(&inst)
+				if lang.Name() == "windows_tasks" {
+					if err == nil {
+						t.Errorf("%s: a Windows task was not refused", d.Name())
+					}
+					continue
+				}
+				if err != nil || !HasLiveColumns(&inst) {
+					t.Errorf("%s: %v", d.Name(), err)
+					continue
+				}
+				script := Script(r)
+				for _, want := range []string{strings.Join(r.TestCmds, " ; ") + "\n", strings.Join(r.PrintCmds, " ; ") + "\n"} {
+					if !strings.Contains(script, want) {
+						t.Errorf("%s: the script lacks %q", d.Name(), want)
+					}
+				}
+			}
+		}
+		if n != 27 {
+			t.Errorf("read %d archived instances, want 27", n)
 		}
 	})
 	t.Run("a Windows row is refused", func(t *testing.T) {
