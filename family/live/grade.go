@@ -6,10 +6,10 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/swebench-run/swebench-run/dataset"
 	"github.com/swebench-run/swebench-run/eval/logparse"
+	"github.com/swebench-run/swebench-run/family"
 )
 
 // Tests is one category of a Report: the tests of the category that passed and that failed.
@@ -98,7 +98,7 @@ func Grade(inst *dataset.Instance, status *logparse.Map) Report {
 
 // MarshalReport returns report.json as the harness writes it (json.dump with indent=True: one
 // space of indentation, non-ASCII escaped).
-func MarshalReport(r Report) ([]byte, error) { return pyJSON(r) }
+func MarshalReport(r Report) ([]byte, error) { return family.MarshalPython(r, 1) }
 
 // ReadReport decodes a report.json of the harness. The error names what is missing.
 func ReadReport(data []byte) (Report, error) {
@@ -128,30 +128,26 @@ func ReadReport(data []byte) (Report, error) {
 // order, indented by one space.
 func MarshalStatus(m *logparse.Map) ([]byte, error) {
 	var b bytes.Buffer
-	b.WriteString("{")
+	b.WriteByte('{')
 	for i, k := range m.Keys() {
 		s, _ := m.Get(k)
 		if i > 0 {
-			b.WriteString(",")
+			b.WriteByte(',')
 		}
-		kb, err := pyJSON(k)
+		kb, err := json.Marshal(k)
 		if err != nil {
 			return nil, err
 		}
-		sb, err := pyJSON(s)
+		sb, err := json.Marshal(s)
 		if err != nil {
 			return nil, err
 		}
-		b.WriteString("\n ")
 		b.Write(kb)
-		b.WriteString(": ")
+		b.WriteByte(':')
 		b.Write(sb)
 	}
-	if m.Len() > 0 {
-		b.WriteString("\n")
-	}
-	b.WriteString("}")
-	return b.Bytes(), nil
+	b.WriteByte('}')
+	return family.PythonJSON(b.Bytes(), 1)
 }
 
 // ReadStatus decodes a status.json, keeping its order.
@@ -202,7 +198,7 @@ func MarshalResults(r Results) ([]byte, error) {
 			*l = []string{}
 		}
 	}
-	return pyJSON(r)
+	return family.MarshalPython(r, 1)
 }
 
 // ReadResults decodes a results.json of the harness.
@@ -219,38 +215,4 @@ func ReadResults(data []byte) (Results, error) {
 	var r Results
 	err := json.Unmarshal(data, &r)
 	return r, err
-}
-
-// pyJSON encodes v as Python's json.dump(v, f, indent=True) writes it: one space of indentation,
-// ", " never at line ends, ": " after keys, no HTML escaping, non-ASCII as \uXXXX (ensure_ascii),
-// empty lists as [].
-func pyJSON(v any) ([]byte, error) {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	enc.SetIndent("", " ")
-	if err := enc.Encode(v); err != nil {
-		return nil, err
-	}
-	return asciiEscape(bytes.TrimSuffix(buf.Bytes(), []byte("\n"))), nil
-}
-
-// asciiEscape writes every non-ASCII character of JSON text as \uXXXX (UTF-16 surrogate pairs
-// beyond the BMP), as Python's ensure_ascii does.
-func asciiEscape(b []byte) []byte {
-	var out bytes.Buffer
-	for len(b) > 0 {
-		r, n := utf8.DecodeRune(b)
-		switch {
-		case r < utf8.RuneSelf:
-			out.WriteByte(b[0])
-		case r > 0xFFFF:
-			r -= 0x10000
-			fmt.Fprintf(&out, `\u%04x\u%04x`, 0xD800+(r>>10), 0xDC00+(r&0x3FF))
-		default:
-			fmt.Fprintf(&out, `\u%04x`, r)
-		}
-		b = b[n:]
-	}
-	return out.Bytes()
 }
