@@ -10,12 +10,13 @@ DEMO_KUBE_OUT ?= runs/demo-kube
 build:
 	$(GO) build -ldflags "-X main.version=$(VERSION)" -o $(BIN) ./cmd/swebench-run
 
-# Test images (base + demo instances, the SWE-bench Pro demo image and the Multi-SWE-bench demo
-# images), built offline from Debian packages and cached.
+# Test images (base + demo instances, and one demo image or more per dataset family: SWE-bench
+# Pro, Multi-SWE-bench, SWE-bench-Live and SWE-Gym), built offline from Debian packages and cached.
 images:
 	scripts/build-demo-images.sh
 	scripts/build-pro-image.sh
 	scripts/build-msb-demo-images.sh
+	scripts/build-live-gym-images.sh
 
 # The whole suite: unit tests and integration tests against the real Docker engine. Runs
 # `make testdata` first, ends with the count of corpus tests that ran and skipped, and stops what

@@ -249,6 +249,10 @@ func readEvalFolder(dir string) (*evalFolder, error) {
 			claimed[id] = true
 		}
 	}
+	// A report.json that is not SWE-bench's and that no run-level file claims may still be
+	// another family's (SWE-bench-Live writes {"instance_id", "resolved", …}): an error only
+	// when no family reads it.
+	unread := map[string]error{}
 	for _, e := range entries {
 		if !e.IsDir() || claimed[e.Name()] {
 			continue
@@ -260,7 +264,8 @@ func readEvalFolder(dir string) (*evalFolder, error) {
 			continue
 		}
 		if err != nil {
-			return nil, fmt.Errorf("%w; expected the harness's {\"<instance_id>\": {\"resolved\": …}}", err)
+			unread[e.Name()] = fmt.Errorf("%w; expected the harness's {\"<instance_id>\": {\"resolved\": …}}", err)
+			continue
 		}
 		if rep.InstanceID != e.Name() {
 			return nil, fmt.Errorf("%s is the report of %s, not of %s", p, rep.InstanceID, e.Name())
@@ -273,6 +278,11 @@ func readEvalFolder(dir string) (*evalFolder, error) {
 				f.family[id] = v
 				delete(f.tried, id)
 			}
+		}
+	}
+	for id, err := range unread {
+		if _, ok := f.family[id]; !ok {
+			return nil, err
 		}
 	}
 	return f, nil

@@ -177,7 +177,8 @@ func (e *Evaluator) gradeInSandbox(ctx context.Context, g family.Grader, inst da
 		}
 	}()
 	start := time.Now()
-	v, err := g.Grade(ctx, family.GradeEnv{Timeout: e.opts.Timeout, HTTP: e.opts.AssetClient, Log: &ilog}, sb, inst, pred, dir)
+	env := family.GradeEnv{Timeout: e.opts.Timeout, HTTP: e.opts.AssetClient, Log: &ilog, Start: e.helperStarter(inst)}
+	v, err := g.Grade(ctx, env, sb, inst, pred, dir)
 	fmt.Fprintf(&ilog, "Grading time: %.2f seconds\n", time.Since(start).Seconds())
 	if err == nil && ctx.Err() != nil {
 		err = ctx.Err() // interrupted: what the grader saw is of a killed run
@@ -192,4 +193,25 @@ func (e *Evaluator) gradeInSandbox(ctx context.Context, g family.Grader, inst da
 		fmt.Fprintf(&ilog, "Result for %s: resolved: %t\n", id, res.Outcome == Resolved)
 	}
 	return res, nil
+}
+
+// helperStarter starts, for a grader, sandboxes of other images than inst's (family.GradeEnv.Start),
+// labelled as inst's evaluation and working in /.
+func (e *Evaluator) helperStarter(inst dataset.Instance) func(context.Context, string) (family.Sandbox, func(), error) {
+	return func(ctx context.Context, image string) (family.Sandbox, func(), error) {
+		helper := inst
+		helper.WorkDir = "/"
+		sb, err := e.opts.Starter.Start(ctx, helper, image)
+		if err != nil {
+			return nil, nil, err
+		}
+		stop := func() {
+			cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), closeTimeout)
+			defer cancel()
+			if err := sb.Close(cctx); err != nil {
+				e.opts.Logger.Warn("container not removed", "instance", inst.InstanceID, "image", image, "err", err)
+			}
+		}
+		return sb, stop, nil
+	}
 }

@@ -88,6 +88,10 @@ type GradeEnv struct {
 	HTTP *http.Client
 	// Log is the instance's run_instance.log, for humans: what was run and what happened.
 	Log io.Writer
+	// Start starts a further sandbox of image for the grader's own tools (SWE-bench-Live: a
+	// Python to run a row's log parser in), through the engine's backend, working in /; stop
+	// removes it. nil when the engine has none to offer.
+	Start func(ctx context.Context, image string) (sb Sandbox, stop func(), err error)
 }
 
 // Grader grades predictions of one family. The engine (package eval) runs the worker pool,

@@ -8,7 +8,6 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
-	"strings"
 )
 
 // Stats summarise one output directory: outcomes, cost, steps, tokens, durations, failures and,
@@ -154,14 +153,8 @@ func evalStats(dir string, instances int) (*EvalStats, error) {
 		return nil, nil
 	}
 	es := &EvalStats{}
-	claimed, err := multiSWEbenchVerdicts(filepath.Join(dir, "eval"), es)
-	if err != nil {
-		return nil, err
-	}
+	foreign := 0
 	for _, p := range paths {
-		if claimed[filepath.Base(filepath.Dir(p))] {
-			continue
-		}
 		data, err := os.ReadFile(p)
 		if err != nil {
 			return nil, err
@@ -171,7 +164,10 @@ func evalStats(dir string, instances int) (*EvalStats, error) {
 			Applied  bool `json:"patch_successfully_applied"`
 		}
 		if err := json.Unmarshal(data, &rep); err != nil {
-			return nil, fmt.Errorf("%s: not a harness report: %w", p, err)
+			// Not the SWE-bench harness's: another dataset family's report.json (SWE-bench-Live
+			// writes {"instance_id", "resolved", …}), which the family's reader counts.
+			foreign++
+			continue
 		}
 		for _, r := range rep {
 			es.Evaluated++
@@ -185,45 +181,13 @@ func evalStats(dir string, instances int) (*EvalStats, error) {
 			}
 		}
 	}
+	if es.Evaluated == 0 && foreign > 0 {
+		return nil, nil
+	}
 	if instances > 0 {
 		es.Rate = float64(es.Resolved) / float64(instances)
 	}
 	return es, nil
-}
-
-// multiSWEbenchVerdicts counts the verdicts of a Multi-SWE-bench evaluation's
-// final_report.json, whose instances' report.json files are in that harness's format, and
-// returns the instance folders it covers ("org/repo:pr-N" is in folder "org__repo-N").
-func multiSWEbenchVerdicts(evalDir string, es *EvalStats) (map[string]bool, error) {
-	p := filepath.Join(evalDir, "final_report.json")
-	data, err := os.ReadFile(p)
-	if err != nil {
-		return nil, nil
-	}
-	var fr struct {
-		Resolved   []string `json:"resolved_ids"`
-		Unresolved []string `json:"unresolved_ids"`
-	}
-	if err := json.Unmarshal(data, &fr); err != nil {
-		return nil, fmt.Errorf("%s: not a Multi-SWE-bench final report: %w", p, err)
-	}
-	claimed := map[string]bool{}
-	folder := func(id string) string {
-		repo, n, _ := strings.Cut(id, ":pr-")
-		return strings.Replace(repo, "/", "__", 1) + "-" + n
-	}
-	for _, id := range fr.Resolved {
-		claimed[folder(id)] = true
-		es.Evaluated++
-		es.Resolved++
-		es.Applied++
-	}
-	for _, id := range fr.Unresolved {
-		claimed[folder(id)] = true
-		es.Evaluated++
-		es.Unresolved++
-	}
-	return claimed, nil
 }
 
 func dist(v []float64) Dist {

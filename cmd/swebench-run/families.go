@@ -17,9 +17,12 @@ import (
 // used instead of the files of the pinned commit.
 const envProScripts = "SWEBENCH_RUN_PRO_SCRIPTS"
 
+// envPythonImage names the image SWE-bench-Live's Python log parsers run in.
+const envPythonImage = "SWEBENCH_RUN_PYTHON_IMAGE"
+
 // families returns the registry of dataset families, configured from the environment.
 func families() *all.Registry {
-	return all.New(all.Options{ProScripts: os.Getenv(envProScripts)})
+	return all.New(all.Options{ProScripts: os.Getenv(envProScripts), PythonImage: os.Getenv(envPythonImage)})
 }
 
 // exportFamilyPredictions writes the run's predictions in the input format of each family's

@@ -18,6 +18,8 @@ import (
 	"github.com/swebench-run/swebench-run/dataset"
 	"github.com/swebench-run/swebench-run/eval"
 	"github.com/swebench-run/swebench-run/family"
+	"github.com/swebench-run/swebench-run/family/gym"
+	"github.com/swebench-run/swebench-run/family/live"
 	"github.com/swebench-run/swebench-run/family/multiswebench"
 	"github.com/swebench-run/swebench-run/family/pro"
 	"github.com/swebench-run/swebench-run/family/swebench"
@@ -37,6 +39,9 @@ type Options struct {
 	// ProScripts is a local folder of SWE-bench Pro's run_scripts/<instance_id>/ (the harness's
 	// --scripts_dir) used instead of the files of the pinned commit; "" downloads those.
 	ProScripts string
+	// PythonImage is the image SWE-bench-Live's Python log parsers run in; "" is
+	// live.DefaultPythonImage.
+	PythonImage string
 }
 
 // Registry holds every profile.
@@ -54,6 +59,8 @@ func New(o Options) *Registry {
 	return &Registry{profiles: []family.Profile{
 		pro.New(pro.Options{Assets: assets, ScriptsDir: o.ProScripts}),
 		multiswebench.Profile{},
+		live.New(live.Options{PythonImage: o.PythonImage}),
+		gym.Profile{},
 		swebench.Profile{},
 	}}
 }
