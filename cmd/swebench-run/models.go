@@ -14,6 +14,27 @@ import (
 	"github.com/swebench-run/swebench-run/runner"
 )
 
+// modelConfig decodes the config's model section into a model.Config.
+func modelConfig(cfg *configs.Config) (model.Config, error) {
+	settings := map[string]any{}
+	for k, v := range cfg.Model.Settings {
+		settings[k] = v
+	}
+	settings["model_name"] = cfg.Model.ModelName
+	var mc model.Config
+	data, err := yaml.Marshal(settings)
+	if err != nil {
+		return mc, err
+	}
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	dec.KnownFields(true)
+	if err := dec.Decode(&mc); err != nil {
+		return mc, fmt.Errorf("config model section: %w", err)
+	}
+	mc.Mini1 = cfg.Layout == configs.LayoutV1
+	return mc, nil
+}
+
 // newProvider makes the model provider of cfg's model section, and returns it with the model's
 // name for the records: the scripted model (scripted[:FILE]; by default the scripted.yaml beside
 // a dataset file), or a real client (model.New) that charges budget (nil: none) and shares the
@@ -36,22 +57,10 @@ func newProvider(cfg *configs.Config, split string, budget *model.Budget, limite
 		}
 		return s, "scripted", nil
 	}
-	settings := map[string]any{}
-	for k, v := range cfg.Model.Settings {
-		settings[k] = v
-	}
-	settings["model_name"] = name
-	var mc model.Config
-	data, err := yaml.Marshal(settings)
+	mc, err := modelConfig(cfg)
 	if err != nil {
 		return nil, "", err
 	}
-	dec := yaml.NewDecoder(bytes.NewReader(data))
-	dec.KnownFields(true)
-	if err := dec.Decode(&mc); err != nil {
-		return nil, "", fmt.Errorf("config model section: %w", err)
-	}
-	mc.Mini1 = cfg.Layout == configs.LayoutV1
 	p, err := model.New(mc, model.Options{Budget: budget, Limiters: limiters, Env: os.Getenv})
 	if err != nil {
 		return nil, "", err
