@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -204,6 +205,9 @@ func TestWiresDemoEndToEnd(t *testing.T) {
 	}
 }
 
+// testTimes are the durations pytest prints ("6 passed in 0.68s"), which differ between runs.
+var testTimes = regexp.MustCompile(`in [0-9.]+s\b`)
+
 // scrubbedMessages reads a trajectory's messages without the times that differ between runs.
 func scrubbedMessages(t *testing.T, path string) []any {
 	t.Helper()
@@ -226,10 +230,16 @@ func scrubbedMessages(t *testing.T, path string) []any {
 					delete(x, k)
 					continue
 				}
+				if s, ok := e.(string); ok {
+					x[k] = testTimes.ReplaceAllString(s, "in Xs")
+				}
 				scrub(e)
 			}
 		case []any:
-			for _, e := range x {
+			for i, e := range x {
+				if s, ok := e.(string); ok {
+					x[i] = testTimes.ReplaceAllString(s, "in Xs")
+				}
 				scrub(e)
 			}
 		}
