@@ -96,22 +96,45 @@ func copyMap(m map[string]any, drop ...string) map[string]any {
 	return out
 }
 
-// SSEEvents cuts an unstreamed reply of a wire into the events of its stream.
-func SSEEvents(wire string, reply map[string]any) []Event {
+// SSEEvents cuts an unstreamed reply of a wire into the events of its stream, every text in
+// two deltas.
+func SSEEvents(wire string, reply map[string]any) []Event { return SSEEventsSized(wire, reply, 0) }
+
+// SSEEventsSized cuts texts into deltas of size bytes (about one token each at 4), as
+// providers stream them; 0 cuts them in two.
+func SSEEventsSized(wire string, reply map[string]any, size int) []Event {
+	split := halves
+	if size > 0 {
+		split = func(s string) []string { return pieces(s, size) }
+	}
 	switch wire {
 	case Chat:
-		return chatEvents(reply)
+		return chatEvents(reply, split)
 	case Responses:
-		return responsesEvents(reply)
+		return responsesEvents(reply, split)
 	case Anthropic:
-		return anthropicEvents(reply)
+		return anthropicEvents(reply, split)
 	case Gemini:
-		return geminiEvents(reply)
+		return geminiEvents(reply, split)
 	}
 	panic("providertest: no SSE stream for " + wire)
 }
 
-func chatEvents(reply map[string]any) []Event {
+// pieces cuts s into pieces of about size bytes, at rune boundaries.
+func pieces(s string, size int) []string {
+	var out []string
+	for len(s) > size {
+		n := size
+		for n < len(s) && !utf8Start(s[n]) {
+			n++
+		}
+		out = append(out, s[:n])
+		s = s[n:]
+	}
+	return append(out, s)
+}
+
+func chatEvents(reply map[string]any, split func(string) []string) []Event {
 	top := copyMap(reply, "choices", "usage")
 	top["object"] = "chat.completion.chunk"
 	chunk := func(delta map[string]any, finish any) Event {
@@ -129,7 +152,7 @@ func chatEvents(reply map[string]any) []Event {
 	}
 	ev = append(ev, chunk(first, nil))
 	if s, ok := msg["content"].(string); ok {
-		for _, h := range halves(s) {
+		for _, h := range split(s) {
 			ev = append(ev, chunk(map[string]any{"content": h}, nil))
 		}
 	}
@@ -139,7 +162,7 @@ func chatEvents(reply map[string]any) []Event {
 		fn := cm["function"].(map[string]any)
 		ev = append(ev, chunk(map[string]any{"tool_calls": []any{map[string]any{"index": i, "id": cm["id"], "type": cm["type"],
 			"function": map[string]any{"name": fn["name"], "arguments": ""}}}}, nil))
-		for _, h := range halves(fn["arguments"].(string)) {
+		for _, h := range split(fn["arguments"].(string)) {
 			ev = append(ev, chunk(map[string]any{"tool_calls": []any{map[string]any{"index": i, "function": map[string]any{"arguments": h}}}}, nil))
 		}
 	}
@@ -150,7 +173,7 @@ func chatEvents(reply map[string]any) []Event {
 	return append(ev, Event{Data: last}, Event{Data: "[DONE]"})
 }
 
-func responsesEvents(reply map[string]any) []Event {
+func responsesEvents(reply map[string]any, split func(string) []string) []Event {
 	start := copyMap(reply)
 	start["status"], start["output"], start["usage"] = "in_progress", []any{}, nil
 	ev := []Event{
@@ -161,7 +184,7 @@ func responsesEvents(reply map[string]any) []Event {
 		it := item.(map[string]any)
 		ev = append(ev, Event{"response.output_item.added", map[string]any{"type": "response.output_item.added", "output_index": i, "item": it}})
 		if it["type"] == "function_call" {
-			for _, h := range halves(it["arguments"].(string)) {
+			for _, h := range split(it["arguments"].(string)) {
 				ev = append(ev, Event{"response.function_call_arguments.delta", map[string]any{"type": "response.function_call_arguments.delta", "output_index": i, "item_id": it["id"], "delta": h}})
 			}
 		}
@@ -170,7 +193,7 @@ func responsesEvents(reply map[string]any) []Event {
 	return append(ev, Event{"response.completed", map[string]any{"type": "response.completed", "response": reply}})
 }
 
-func anthropicEvents(reply map[string]any) []Event {
+func anthropicEvents(reply map[string]any, split func(string) []string) []Event {
 	start := copyMap(reply, "content")
 	start["content"], start["stop_reason"] = []any{}, nil
 	usage := copyMap(reply["usage"].(map[string]any))
@@ -184,19 +207,19 @@ func anthropicEvents(reply map[string]any) []Event {
 		switch bm["type"] {
 		case "text":
 			empty = map[string]any{"type": "text", "text": ""}
-			for _, h := range halves(bm["text"].(string)) {
+			for _, h := range split(bm["text"].(string)) {
 				deltas = append(deltas, map[string]any{"type": "text_delta", "text": h})
 			}
 		case "thinking":
 			empty = map[string]any{"type": "thinking", "thinking": "", "signature": ""}
-			for _, h := range halves(bm["thinking"].(string)) {
+			for _, h := range split(bm["thinking"].(string)) {
 				deltas = append(deltas, map[string]any{"type": "thinking_delta", "thinking": h})
 			}
 			deltas = append(deltas, map[string]any{"type": "signature_delta", "signature": bm["signature"]})
 		case "tool_use":
 			empty = map[string]any{"type": "tool_use", "id": bm["id"], "name": bm["name"], "input": map[string]any{}}
 			raw, _ := json.Marshal(bm["input"])
-			for _, h := range halves(string(raw)) {
+			for _, h := range split(string(raw)) {
 				deltas = append(deltas, map[string]any{"type": "input_json_delta", "partial_json": h})
 			}
 		default:
@@ -214,7 +237,7 @@ func anthropicEvents(reply map[string]any) []Event {
 	return append(ev, Event{"message_stop", map[string]any{"type": "message_stop"}})
 }
 
-func geminiEvents(reply map[string]any) []Event {
+func geminiEvents(reply map[string]any, split func(string) []string) []Event {
 	cand := reply["candidates"].([]any)[0].(map[string]any)
 	content := cand["content"].(map[string]any)
 	top := copyMap(reply, "candidates")
@@ -235,7 +258,7 @@ func geminiEvents(reply map[string]any) []Event {
 	for _, p := range parts {
 		pm := p.(map[string]any)
 		if s, ok := pm["text"].(string); ok && len(pm) <= 2 {
-			for _, h := range halves(s) {
+			for _, h := range split(s) {
 				q := copyMap(pm)
 				q["text"] = h
 				chunk([]any{q}, false)
@@ -249,21 +272,28 @@ func geminiEvents(reply map[string]any) []Event {
 }
 
 // ConverseEvents cuts a Converse response into the events of ConverseStream.
-func ConverseEvents(reply map[string]any) []Event {
+func ConverseEvents(reply map[string]any) []Event { return ConverseEventsSized(reply, 0) }
+
+// ConverseEventsSized is ConverseEvents with texts cut into deltas of size bytes.
+func ConverseEventsSized(reply map[string]any, size int) []Event {
+	split := halves
+	if size > 0 {
+		split = func(s string) []string { return pieces(s, size) }
+	}
 	msg := reply["output"].(map[string]any)["message"].(map[string]any)
 	ev := []Event{{"messageStart", map[string]any{"role": msg["role"]}}}
 	for i, b := range msg["content"].([]any) {
 		bm := b.(map[string]any)
 		switch {
 		case bm["text"] != nil:
-			for _, h := range halves(bm["text"].(string)) {
+			for _, h := range split(bm["text"].(string)) {
 				ev = append(ev, Event{"contentBlockDelta", map[string]any{"contentBlockIndex": i, "delta": map[string]any{"text": h}}})
 			}
 		case bm["toolUse"] != nil:
 			tu := bm["toolUse"].(map[string]any)
 			ev = append(ev, Event{"contentBlockStart", map[string]any{"contentBlockIndex": i, "start": map[string]any{"toolUse": map[string]any{"toolUseId": tu["toolUseId"], "name": tu["name"]}}}})
 			raw, _ := json.Marshal(tu["input"])
-			for _, h := range halves(string(raw)) {
+			for _, h := range split(string(raw)) {
 				ev = append(ev, Event{"contentBlockDelta", map[string]any{"contentBlockIndex": i, "delta": map[string]any{"toolUse": map[string]any{"input": h}}}})
 			}
 		}
