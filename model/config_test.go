@@ -1,8 +1,11 @@
 package model
 
 import (
+	"net/http"
 	"strings"
 	"testing"
+
+	"gopkg.in/yaml.v3"
 )
 
 func TestResolveProvider(t *testing.T) {
@@ -90,5 +93,86 @@ func TestUnsupportedKwargs(t *testing.T) {
 	cfg.ModelKwargs["drop_params"] = true
 	if _, err := New(cfg, Options{Env: env}); err != nil {
 		t.Errorf("with drop_params: %v", err)
+	}
+}
+
+// mini-swe-agent 2.x configs naming these models run unchanged: the model section decodes as
+// it is, client options (drop_params, extra_headers, stream) are applied and not sent, and
+// reasoning settings reach each API in its own words.
+func TestMiniConfigsUnchanged(t *testing.T) {
+	tests := []struct {
+		name  string
+		yaml  string
+		reply string
+		check func(t *testing.T, body map[string]any, h http.Header)
+	}{
+		{"litellm_response with reasoning_effort", `
+model_name: openai/gpt-5
+model_class: litellm_response
+model_kwargs:
+  drop_params: true
+  reasoning_effort: high
+  extra_headers: {X-Team: swe}
+cost_tracking: ignore_errors
+`, "responses.json", func(t *testing.T, body map[string]any, h http.Header) {
+			if r, _ := body["reasoning"].(map[string]any); r["effort"] != "high" {
+				t.Errorf("reasoning = %v", body["reasoning"])
+			}
+			if h.Get("X-Team") != "swe" || body["drop_params"] != nil || body["extra_headers"] != nil {
+				t.Errorf("client options sent: header %q, body %v", h.Get("X-Team"), body)
+			}
+		}},
+		{"Claude with thinking, streamed", `
+model_name: anthropic/claude-sonnet-4-5-20250929
+model_class: litellm
+model_kwargs:
+  thinking: {type: enabled, budget_tokens: 4000}
+  stream: true
+  extra_headers: {anthropic-beta: context-1m-2025-08-07}
+`, "anthropic.sse", func(t *testing.T, body map[string]any, h http.Header) {
+			if th, _ := body["thinking"].(map[string]any); th["budget_tokens"] != float64(4000) || body["stream"] != true {
+				t.Errorf("thinking/stream = %v/%v", body["thinking"], body["stream"])
+			}
+			if h.Get("Anthropic-Beta") != "context-1m-2025-08-07" {
+				t.Errorf("anthropic-beta = %q", h.Get("Anthropic-Beta"))
+			}
+		}},
+		{"Gemini 3 with reasoning_effort", `
+model_name: gemini/gemini-3-pro-preview
+model_kwargs:
+  reasoning_effort: low
+  temperature: 1.0
+  drop_params: true
+  parallel_tool_calls: true
+cost_tracking: ignore_errors
+`, "gemini.json", func(t *testing.T, body map[string]any, h http.Header) {
+			gc, _ := body["generationConfig"].(map[string]any)
+			tc, _ := gc["thinkingConfig"].(map[string]any)
+			if tc["thinkingLevel"] != "low" || gc["temperature"] != 1.0 || body["parallel_tool_calls"] != nil {
+				t.Errorf("generationConfig = %v, body keys %v", gc, body)
+			}
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var cfg Config
+			dec := yaml.NewDecoder(strings.NewReader(tt.yaml))
+			dec.KnownFields(true)
+			if err := dec.Decode(&cfg); err != nil {
+				t.Fatal(err)
+			}
+			data := readTestdata(t, tt.reply)
+			rec, srv := newRecorder(t, func(w http.ResponseWriter, _ *http.Request) { _, _ = w.Write(data) })
+			p := testProvider(t, cfg, srv.URL, Options{Env: func(k string) string {
+				if strings.HasSuffix(k, "_API_KEY") {
+					return testKey
+				}
+				return ""
+			}})
+			if _, err := queryOnce(t, p, conversation()); err != nil {
+				t.Fatalf("Query: %v", err)
+			}
+			tt.check(t, rec.body(0), rec.header(0))
+		})
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
@@ -53,6 +54,12 @@ func TestProviderErrorRows(t *testing.T) {
 	gem := Config{ModelName: "gemini/gemini-2.5-pro"}
 	bed := Config{ModelName: "bedrock/qwen.qwen3-coder-480b-a35b-v1:0", ModelKwargs: map[string]any{"aws_region_name": "us-east-1"}}
 	az := Config{ModelName: "azure/my-gpt-4o"}
+	vx := Config{ModelName: "vertex_ai/gemini-2.5-pro", ModelKwargs: map[string]any{"vertex_location": "europe-west4"}}
+	tokens := http.NewServeMux()
+	tokenSrv := httptest.NewServer(tokens)
+	t.Cleanup(tokenSrv.Close)
+	google := googleEnv(t, tokenSrv.URL)
+	tokens.Handle("/token", google)
 	tests := []struct {
 		name         string
 		cfg          Config
@@ -76,6 +83,8 @@ func TestProviderErrorRows(t *testing.T) {
 		{"Bedrock ValidationException for context length", bed, []http.HandlerFunc{awsError(400, "ValidationException", bedrockTooLong)}, 1, StatusContextWindowExceeded, false, nil},
 		{"Bedrock AccessDeniedException", bed, []http.HandlerFunc{awsError(403, "AccessDeniedException", bedrockDenied)}, 1, StatusPermissionDenied, false, nil},
 		{"Bedrock UnrecognizedClientException: stops the run", bed, []http.HandlerFunc{awsError(403, "UnrecognizedClientException", bedrockBadKey)}, 1, StatusAuthentication, true, nil},
+		{"Vertex quota 429: retried", vx, []http.HandlerFunc{respond(429, vertexQuota), okGemini}, 2, "", false, nil},
+		{"Vertex PERMISSION_DENIED", vx, []http.HandlerFunc{respond(403, vertexDenied)}, 1, StatusPermissionDenied, false, nil},
 		{"Azure content filter: not retried", az, []http.HandlerFunc{respond(400, azureFiltered)}, 1, StatusContentPolicy, false, nil},
 		{"Azure 429 with Retry-After", az, []http.HandlerFunc{respond(429, openAIRateLimitBody, "Retry-After", "3"), okAzure}, 2, "", false, []time.Duration{3 * time.Second}},
 	}
