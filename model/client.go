@@ -130,9 +130,12 @@ func (c *client) once(ctx context.Context, body []byte) (map[string]any, *APIErr
 		return nil, &APIError{Provider: c.provider, Status: StatusConnection, Message: c.redact.string(err.Error()), Hint: "check base_url"}
 	}
 	req.Header.Set("Content-Type", "application/json")
-	if c.stream == streamSSE {
+	switch c.stream {
+	case streamSSE:
 		req.Header.Set("Accept", "text/event-stream")
-	} else {
+	case streamAWSEvent:
+		req.Header.Set("Accept", "application/vnd.amazon.eventstream")
+	default:
 		req.Header.Set("Accept", "application/json")
 	}
 	if err := c.auth(reqCtx, req, body); err != nil {

@@ -40,7 +40,7 @@ func Describe(cfg Config, env func(string) string) (Description, error) {
 	}
 	d.EndpointSet = ep.baseFrom
 	if ep.cloud == cloudVertex && ep.project == "" {
-		ep.project = "{project of the credentials}"
+		ep.project = "PROJECT" // the credentials' project, known once they are loaded
 	}
 	switch {
 	case ep.baseURL == "":

@@ -25,6 +25,9 @@ type openAIWire struct {
 	openRouter bool
 	mini1      bool // mini-swe-agent 1.x: role and content only, no tools, text replies
 	stream     bool // ask for server-sent events (chatAssembler rebuilds the reply)
+	// streamOptions is sent with a stream (default include_usage: the usage arrives in the
+	// last chunk); nil: none.
+	streamOptions any
 }
 
 func (w *openAIWire) request(msgs []agent.Message) ([]byte, error) {
@@ -53,7 +56,9 @@ func (w *openAIWire) request(msgs []agent.Message) ([]byte, error) {
 	}
 	if w.stream {
 		body["stream"] = true
-		body["stream_options"] = map[string]any{"include_usage": true}
+		if w.streamOptions != nil {
+			body["stream_options"] = w.streamOptions
+		}
 	}
 	b, err := json.Marshal(body)
 	if err != nil {

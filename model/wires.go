@@ -16,6 +16,10 @@ type modelKwargs struct {
 	baseURL    string            // api_base / base_url
 	stream     bool              // stream: true
 	dropParams bool              // drop_params: true: fields a wire cannot send are dropped, not refused
+	// streamOptions replaces the chat completions' default stream_options
+	// ({"include_usage": true}) when the config gives its own (null: none sent).
+	streamOptions    any
+	hasStreamOptions bool
 }
 
 // clientKwargs are litellm options read by resolve or the credentials, never sent.
@@ -41,6 +45,8 @@ func splitKwargs(in map[string]any) (modelKwargs, error) {
 				return kw, fmt.Errorf("model.model_kwargs.stream: %v is not true or false", v)
 			}
 			kw.stream = b
+		case "stream_options":
+			kw.streamOptions, kw.hasStreamOptions = v, true
 		case "drop_params":
 			kw.dropParams = v == true
 		case "extra_headers":
@@ -170,7 +176,11 @@ func newWire(ep endpoint, kw modelKwargs, o wireOptions) (wireCall, error) {
 			call.stream = streamAWSEvent
 		}
 	default:
-		w := &openAIWire{model: ep.apiModel, kwargs: kw.body, cache: o.cache, textRe: o.textRe, openRouter: ep.openRouter, mini1: o.mini1, stream: kw.stream}
+		w := &openAIWire{model: ep.apiModel, kwargs: kw.body, cache: o.cache, textRe: o.textRe, openRouter: ep.openRouter, mini1: o.mini1, stream: kw.stream,
+			streamOptions: map[string]any{"include_usage": true}}
+		if kw.hasStreamOptions {
+			w.streamOptions = kw.streamOptions
+		}
 		call.wire = w
 		call.assembler = func() assembler { return &chatAssembler{} }
 		if kw.stream {
