@@ -337,5 +337,5 @@ func (a *anthropicAssembler) result() (map[string]any, error) {
 		}
 	}
 	a.msg["content"] = content
-	return a.msg, nil
+	return finishStrings(a.msg).(map[string]any), nil
 }

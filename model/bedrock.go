@@ -464,7 +464,7 @@ func (a *converseAssembler) result() (map[string]any, error) {
 	for k, v := range a.metadata {
 		resp[k] = v
 	}
-	return resp, nil
+	return finishStrings(resp).(map[string]any), nil
 }
 
 func firstNonNil(v ...any) any {

@@ -380,7 +380,7 @@ func (a *geminiAssembler) addPart(p any) {
 	if n := len(a.parts); n > 0 {
 		prev, _ := a.parts[n-1].(map[string]any)
 		if textPart(prev) && textPart(pm) && prev["thought"] == pm["thought"] && prev["thoughtSignature"] == nil {
-			prev["text"] = str(prev["text"]) + str(pm["text"])
+			appendString(prev, "text", pm["text"])
 			if sig, ok := pm["thoughtSignature"]; ok {
 				prev["thoughtSignature"] = sig
 			}
@@ -392,7 +392,9 @@ func (a *geminiAssembler) addPart(p any) {
 
 // textPart reports a part that holds text and nothing else but its thought flag and signature.
 func textPart(p map[string]any) bool {
-	if _, ok := p["text"].(string); !ok {
+	switch p["text"].(type) {
+	case string, *strings.Builder:
+	default:
 		return false
 	}
 	for k := range p {
@@ -415,5 +417,5 @@ func (a *geminiAssembler) result() (map[string]any, error) {
 		a.cand["content"] = content
 	}
 	a.resp["candidates"] = []any{a.cand}
-	return a.resp, nil
+	return finishStrings(a.resp).(map[string]any), nil
 }

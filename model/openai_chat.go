@@ -284,7 +284,7 @@ func (a *chatAssembler) mergeCall(item any) {
 				appendString(fn, fk, fv)
 			}
 		default:
-			if s, ok := v.(string); ok && s == "" && tc[k] != nil {
+			if s, ok := v.(string); ok && s == "" && tc[k] != nil { // ids and types come once
 				continue
 			}
 			tc[k] = v
@@ -315,5 +315,5 @@ func (a *chatAssembler) result() (map[string]any, error) {
 	if a.usage != nil {
 		a.resp["usage"] = a.usage
 	}
-	return a.resp, nil
+	return finishStrings(a.resp).(map[string]any), nil
 }

@@ -146,17 +146,51 @@ func decodeObject(data []byte) (map[string]any, error) {
 }
 
 // appendString concatenates a streamed string field onto m[key]. A null delta sets the key
-// when it is absent (an unstreamed reply has "content": null where nothing was said).
+// when it is absent (an unstreamed reply has "content": null where nothing was said). The
+// field holds a *strings.Builder until finishStrings turns it into its string: appending to a
+// string delta by delta would copy it again each time, quadratic in the reply's length.
 func appendString(m map[string]any, key string, v any) {
 	switch s := v.(type) {
 	case string:
-		prev, _ := m[key].(string)
-		m[key] = prev + s
+		switch cur := m[key].(type) {
+		case *strings.Builder:
+			cur.WriteString(s)
+		case string:
+			b := &strings.Builder{}
+			b.WriteString(cur)
+			b.WriteString(s)
+			m[key] = b
+		default:
+			b := &strings.Builder{}
+			b.WriteString(s)
+			m[key] = b
+		}
 	case nil:
 		if _, ok := m[key]; !ok {
 			m[key] = nil
 		}
 	}
+}
+
+// finishStrings replaces, in place, the builders appendString left in a value by their strings.
+func finishStrings(v any) any {
+	switch x := v.(type) {
+	case *strings.Builder:
+		return x.String()
+	case map[string]any:
+		for k, e := range x {
+			x[k] = finishStrings(e)
+		}
+	case []any:
+		for i, e := range x {
+			x[i] = finishStrings(e)
+		}
+	case []map[string]any:
+		for _, e := range x {
+			finishStrings(e)
+		}
+	}
+	return v
 }
 
 // decodePartialJSON parses accumulated tool-call input; empty input is an empty object.

@@ -64,7 +64,6 @@ func BenchmarkReplyDecode(b *testing.B) {
 		plain, streamed, format := benchBodies(w.wire)
 		b.Run(w.name+"/unstreamed", func(b *testing.B) {
 			b.ReportAllocs()
-			b.ReportMetric(float64(len(plain)), "wire-bytes")
 			for b.Loop() {
 				dec := json.NewDecoder(bytes.NewReader(plain))
 				dec.UseNumber()
@@ -73,10 +72,11 @@ func BenchmarkReplyDecode(b *testing.B) {
 					b.Fatal(err)
 				}
 			}
+			b.ReportMetric(float64(len(plain)), "wire-bytes/op")
 		})
 		b.Run(w.name+"/streamed", func(b *testing.B) {
 			b.ReportAllocs()
-			b.ReportMetric(float64(len(streamed)), "wire-bytes")
+			defer func() { b.ReportMetric(float64(len(streamed)), "wire-bytes/op") }()
 			for b.Loop() {
 				asm := benchAssembler(w.wire)
 				var err error
@@ -125,13 +125,13 @@ func BenchmarkReplyCall(b *testing.B) {
 				m, _ := p.ForInstance("bench")
 				msgs := conversation()
 				b.ReportAllocs()
-				b.ReportMetric(float64(len(body)), "wire-bytes")
 				for b.Loop() {
 					r, err := m.Query(b.Context(), msgs)
 					if err != nil || len(r.Actions) != 1 {
 						b.Fatalf("query: %v %v", err, r.Actions)
 					}
 				}
+				b.ReportMetric(float64(len(body)), "wire-bytes/op")
 			})
 		}
 	}

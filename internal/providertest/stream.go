@@ -183,6 +183,18 @@ func responsesEvents(reply map[string]any, split func(string) []string) []Event 
 	for i, item := range reply["output"].([]any) {
 		it := item.(map[string]any)
 		ev = append(ev, Event{"response.output_item.added", map[string]any{"type": "response.output_item.added", "output_index": i, "item": it}})
+		if it["type"] == "message" {
+			parts, _ := it["content"].([]any)
+			for j, part := range parts {
+				pm, _ := part.(map[string]any)
+				if text, ok := pm["text"].(string); ok {
+					for _, h := range split(text) {
+						ev = append(ev, Event{"response.output_text.delta", map[string]any{"type": "response.output_text.delta", "output_index": i, "content_index": j, "item_id": it["id"], "delta": h}})
+					}
+					ev = append(ev, Event{"response.output_text.done", map[string]any{"type": "response.output_text.done", "output_index": i, "content_index": j, "item_id": it["id"], "text": text}})
+				}
+			}
+		}
 		if it["type"] == "function_call" {
 			for _, h := range split(it["arguments"].(string)) {
 				ev = append(ev, Event{"response.function_call_arguments.delta", map[string]any{"type": "response.function_call_arguments.delta", "output_index": i, "item_id": it["id"], "delta": h}})
