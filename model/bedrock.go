@@ -51,7 +51,7 @@ func resolveBedrock(ep *endpoint, cfg Config, env func(string) string) error {
 	}
 	if region == "" {
 		// The region of the shared config profile (no network: credentials load lazily).
-		if c, err := awsconfig.LoadDefaultConfig(context.Background(), awsProfile(cfg, env)...); err == nil {
+		if c, err := awsconfig.LoadDefaultConfig(context.Background(), awsProfile(cfg)...); err == nil {
 			region = c.Region
 		}
 	}
@@ -67,7 +67,7 @@ func resolveBedrock(ep *endpoint, cfg Config, env func(string) string) error {
 
 // awsProfile is the shared-config profile option of model_kwargs.aws_profile_name (the SDK
 // reads $AWS_PROFILE itself).
-func awsProfile(cfg Config, _ func(string) string) []func(*awsconfig.LoadOptions) error {
+func awsProfile(cfg Config) []func(*awsconfig.LoadOptions) error {
 	if p, _ := cfg.ModelKwargs["aws_profile_name"].(string); p != "" {
 		return []func(*awsconfig.LoadOptions) error{awsconfig.WithSharedConfigProfile(p)}
 	}
@@ -97,7 +97,7 @@ func bedrockCredentials(cfg Config, ep endpoint, opts Options) (credentials, err
 			},
 		}, nil
 	}
-	loadOpts := append(awsProfile(cfg, opts.Env), awsconfig.WithRegion(ep.region))
+	loadOpts := append(awsProfile(cfg), awsconfig.WithRegion(ep.region))
 	ctx, cancel := context.WithTimeout(context.Background(), bedrockCredentialTimeout)
 	defer cancel()
 	awsCfg, err := awsconfig.LoadDefaultConfig(ctx, loadOpts...)

@@ -82,18 +82,17 @@ func ProviderPrefixes() []string {
 
 // endpoint is where and how to call a model, resolved from the config and the environment.
 type endpoint struct {
-	kind        apiKind
-	cloud       cloudKind
-	provider    string // for messages: openai, anthropic, openrouter, gemini, bedrock, …
-	label       string
-	apiModel    string // the name sent to the API (or put in its URL)
-	baseURL     string
-	baseFrom    string // where baseURL came from: "" (the default), an env variable, "model.base_url"
-	keyEnvs     []string
-	keyRequired bool
-	openRouter  bool
-	textMode    bool
-	replayDir   string
+	kind       apiKind
+	cloud      cloudKind
+	provider   string // for messages: openai, anthropic, openrouter, gemini, bedrock, …
+	label      string
+	apiModel   string // the name sent to the API (or put in its URL)
+	baseURL    string
+	baseFrom   string // where baseURL came from: "" (the default), an env variable, "model.base_url"
+	keyEnvs    []string
+	openRouter bool
+	textMode   bool
+	replayDir  string
 
 	// Bedrock: the region (from the config, the environment or the shared AWS config).
 	region string
@@ -188,7 +187,6 @@ func fromSpec(provider string, spec providerSpec, apiModel string, env func(stri
 			break
 		}
 	}
-	ep.keyRequired = spec.baseURL != "" && ep.baseFrom == "" && spec.cloud == cloudNone
 	ep.openRouter = provider == "openrouter"
 	return ep
 }

@@ -10,7 +10,6 @@ import (
 	"strings"
 	"time"
 
-	"cloud.google.com/go/auth"
 	gcreds "cloud.google.com/go/auth/credentials"
 )
 
@@ -110,8 +109,6 @@ func vertexCredentials(cfg Config, ep endpoint, opts Options) (credentials, erro
 		},
 	}, nil
 }
-
-var _ auth.TokenProvider = (*auth.Credentials)(nil)
 
 const vertexCredentialHint = "give Application Default Credentials: GOOGLE_APPLICATION_CREDENTIALS=service-account.json, `gcloud auth application-default login`, or run where the metadata server answers (GCE, GKE workload identity, Cloud Run)"
 
