@@ -41,7 +41,7 @@ type Config struct {
 	// unparsed ({"role": "assistant", "content": text}; the 1.x loop finds the command).
 	Mini1 bool `yaml:"-" json:"-"`
 
-	// RequestTimeout bounds one HTTP call, in seconds (default 600).
+	// RequestTimeout bounds one HTTP call, in seconds (default 600; 3600 for a streamed reply).
 	RequestTimeout float64 `yaml:"request_timeout" json:"request_timeout,omitempty"`
 	// StallTimeout bounds a silence of the connection, in seconds (default 300): nothing sent
 	// back since the request was written or since the last byte of the response.

@@ -135,7 +135,7 @@ func New(cfg Config, opts Options) (Provider, error) {
 		provider: ep.provider, url: call.url, http: opts.HTTPClient, keyEnv: cred.source, credHint: cred.hint,
 		redact: newRedactor(cred.secrets...), budget: opts.Budget, logger: opts.Logger, clock: opts.Clock,
 		stream: call.stream, newAssembler: call.assembler,
-		requestTimeout: seconds(cfg.RequestTimeout, 600), stallTimeout: seconds(cfg.StallTimeout, 300),
+		requestTimeout: seconds(cfg.RequestTimeout, defaultRequestTimeout(kw.stream)), stallTimeout: seconds(cfg.StallTimeout, 300),
 		maxRetries: 10, backoffBase: opts.BackoffBase, backoffMax: opts.BackoffMax, maxRetryAfter: opts.MaxRetryAfter,
 	}
 	c.streamIdleTimeout = seconds(cfg.StreamIdleTimeout, c.stallTimeout.Seconds())
@@ -156,6 +156,15 @@ func New(cfg Config, opts Options) (Provider, error) {
 	c.lim = opts.Limiters.get(limiterKey(c.url, ep.apiModel, cred.identity), opts.Clock, cfg.RequestsPerMinute, cfg.TokensPerMinute, cfg.MaxConcurrency)
 	p.client = c
 	return p, nil
+}
+
+// defaultRequestTimeout bounds one call, in seconds: 10 minutes, or an hour for a stream (a
+// long generation that keeps sending is healthy; stream_idle_timeout catches a dead one).
+func defaultRequestTimeout(stream bool) float64 {
+	if stream {
+		return 3600
+	}
+	return 600
 }
 
 // baseHint says how to give an endpoint to a provider that has no default one.
