@@ -94,6 +94,10 @@ func TestUnsupportedKwargs(t *testing.T) {
 	if _, err := New(cfg, Options{Env: env}); err != nil {
 		t.Errorf("with drop_params: %v", err)
 	}
+	cfg.ModelKwargs["aws_secret_access_key"] = "wJalrXUtnFEMI"
+	if _, err := New(cfg, Options{Env: env}); err == nil || !strings.Contains(err.Error(), "model.model_kwargs.aws_secret_access_key: credentials do not belong in the config") {
+		t.Errorf("err = %v, want the secret refused", err)
+	}
 }
 
 // mini-swe-agent 2.x configs naming these models run unchanged: the model section decodes as

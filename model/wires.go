@@ -31,9 +31,17 @@ var clientKwargs = map[string]bool{
 	"api_version": true,
 }
 
+// secretKwargs are litellm parameters that put credentials in the config: refused, so that no
+// secret is sent in a request body or saved with the run's config.
+var secretKwargs = map[string]bool{"api_key": true, "aws_access_key_id": true, "aws_secret_access_key": true,
+	"aws_session_token": true, "aws_web_identity_token": true, "azure_ad_token": true}
+
 func splitKwargs(in map[string]any) (modelKwargs, error) {
 	kw := modelKwargs{body: map[string]any{}, headers: map[string]string{}}
 	for k, v := range in {
+		if secretKwargs[k] {
+			return kw, fmt.Errorf("model.model_kwargs.%s: credentials do not belong in the config (it is saved with the run): give them through the environment (see docs/models.md), an AWS profile, or model.api_key_env", k)
+		}
 		switch k {
 		case "api_base", "base_url", "aws_bedrock_runtime_endpoint":
 			if s, ok := v.(string); ok && kw.baseURL == "" {

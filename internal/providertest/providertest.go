@@ -168,6 +168,9 @@ func (s *Server) answer(raw []byte, req map[string]any) (map[string]any, error) 
 		}
 		turn = len(seen)
 	}
+	if err := history(s.wire, req, turn); err != nil {
+		return nil, err
+	}
 	turns := s.script.Turns[id]
 	if id == "" || turn >= len(turns) {
 		return nil, fmt.Errorf("unexpected conversation (instance %q, turn %d)", id, turn)
@@ -272,4 +275,61 @@ func URLStream(path, streamPath string) PathFunc {
 		}
 		return false, fmt.Errorf("path %s: want %s or %s", p, path, streamPath)
 	}
+}
+
+// history refuses, as the real APIs do, a conversation whose earlier replies came back without
+// what the provider needs to see again: Gemini 3's thought signature on the first function call
+// of each model turn, Anthropic's signed thinking block first in each assistant turn, and the
+// Responses API's reasoning item of each earlier turn.
+func history(wire string, req map[string]any, turns int) error {
+	switch wire {
+	case Gemini:
+		contents, _ := req["contents"].([]any)
+		for i, c := range contents {
+			cm, _ := c.(map[string]any)
+			if cm["role"] != "model" {
+				continue
+			}
+			parts, _ := cm["parts"].([]any)
+			for _, p := range parts {
+				pm, _ := p.(map[string]any)
+				if pm["functionCall"] == nil {
+					continue
+				}
+				if sig, _ := pm["thoughtSignature"].(string); !strings.HasPrefix(sig, "sig-") {
+					return fmt.Errorf("Function call is missing a thought_signature in functionCall parts. This is required for tools to work correctly (contents[%d])", i)
+				}
+				break
+			}
+		}
+	case Anthropic:
+		msgs, _ := req["messages"].([]any)
+		for i, m := range msgs {
+			mm, _ := m.(map[string]any)
+			if mm["role"] != "assistant" {
+				continue
+			}
+			blocks, _ := mm["content"].([]any)
+			if len(blocks) == 0 {
+				return fmt.Errorf("messages.%d: assistant message without content", i)
+			}
+			first, _ := blocks[0].(map[string]any)
+			if sig, _ := first["signature"].(string); first["type"] != "thinking" || !strings.HasPrefix(sig, "sig-") {
+				return fmt.Errorf("messages.%d.content.0.type: Expected `thinking` or `redacted_thinking`, but found `%v`", i, first["type"])
+			}
+		}
+	case Responses:
+		input, _ := req["input"].([]any)
+		seen := 0
+		for _, it := range input {
+			im, _ := it.(map[string]any)
+			if im["type"] == "reasoning" && strings.HasPrefix(fmt.Sprint(im["encrypted_content"]), "enc-") {
+				seen++
+			}
+		}
+		if seen != turns {
+			return fmt.Errorf("%d of %d earlier reasoning items sent back", seen, turns)
+		}
+	}
+	return nil
 }
