@@ -26,6 +26,10 @@ type anthropicWire struct {
 	cache  bool
 	textRe *regexp.Regexp // nil: tool use
 	mini1  bool           // mini-swe-agent 1.x: role and content only, no tools, text replies
+	stream bool           // "stream": true in the body (the Anthropic API and Vertex streamRawPredict)
+	// Bedrock and Vertex name the model in the URL and the API version in the body.
+	omitModel bool
+	version   string
 }
 
 const defaultAnthropicMaxTokens = 8192
@@ -104,6 +108,15 @@ func (w *anthropicWire) request(msgs []agent.Message) ([]byte, error) {
 			body["max_tokens"] = b + defaultAnthropicMaxTokens
 		}
 	}
+	if w.omitModel {
+		delete(body, "model")
+	}
+	if w.version != "" {
+		body["anthropic_version"] = w.version
+	}
+	if w.stream {
+		body["stream"] = true
+	}
 	b, err := json.Marshal(body)
 	if err != nil {
 		return nil, fmt.Errorf("encode request: %w", err)
@@ -178,6 +191,9 @@ func (w *anthropicWire) reply(resp map[string]any) (agent.Message, []agent.Actio
 		return agent.Message{"role": "assistant", "content": text}, nil, nil, nil
 	}
 	stop := str(resp["stop_reason"])
+	if stop == "refusal" && len(anthropicToolCalls(content)) == 0 {
+		return nil, nil, nil, contentFiltered("the model declined under the provider's usage policy (stop_reason refusal)")
+	}
 	finish := finishReasons[stop]
 	if finish == "" {
 		finish = stop
@@ -213,4 +229,113 @@ func anthropicImages(blocks []any) []any {
 		blocks[i] = map[string]any{"type": "image", "source": source}
 	}
 	return blocks
+}
+
+// anthropicAssembler rebuilds a Messages response from its events: message_start carries the
+// message without content, content_block_start/delta/stop build each block (text, thinking and
+// its signature, tool_use input from partial JSON), message_delta the stop reason and the final
+// usage; the stream is complete at message_stop.
+type anthropicAssembler struct {
+	msg    map[string]any
+	blocks []map[string]any
+	json   map[int]*strings.Builder // partial tool input by block index
+	done   bool
+}
+
+func newAnthropicAssembler() *anthropicAssembler {
+	return &anthropicAssembler{json: map[int]*strings.Builder{}}
+}
+
+func (a *anthropicAssembler) event(name string, data []byte) error {
+	ev, err := decodeObject(data)
+	if err != nil {
+		return err
+	}
+	typ := firstNonEmpty(str(ev["type"]), name)
+	switch typ {
+	case "message_start":
+		m, _ := ev["message"].(map[string]any)
+		if m == nil {
+			return fmt.Errorf("message_start without a message")
+		}
+		a.msg = m
+	case "content_block_start":
+		i := intOf(ev["index"])
+		b, _ := ev["content_block"].(map[string]any)
+		for len(a.blocks) <= i {
+			a.blocks = append(a.blocks, nil)
+		}
+		a.blocks[i] = b
+	case "content_block_delta":
+		i := intOf(ev["index"])
+		if i >= len(a.blocks) || a.blocks[i] == nil {
+			return fmt.Errorf("content_block_delta for block %d before its start", i)
+		}
+		b := a.blocks[i]
+		d, _ := ev["delta"].(map[string]any)
+		switch str(d["type"]) {
+		case "text_delta":
+			appendString(b, "text", d["text"])
+		case "thinking_delta":
+			appendString(b, "thinking", d["thinking"])
+		case "signature_delta":
+			appendString(b, "signature", d["signature"])
+		case "input_json_delta":
+			if a.json[i] == nil {
+				a.json[i] = &strings.Builder{}
+			}
+			a.json[i].WriteString(str(d["partial_json"]))
+		case "citations_delta":
+			prev, _ := b["citations"].([]any)
+			b["citations"] = append(prev, d["citation"])
+		}
+	case "content_block_stop":
+		i := intOf(ev["index"])
+		if sb := a.json[i]; sb != nil && i < len(a.blocks) {
+			in, err := decodePartialJSON(sb.String())
+			if err != nil {
+				return err
+			}
+			a.blocks[i]["input"] = in
+		}
+	case "message_delta":
+		if a.msg == nil {
+			return fmt.Errorf("message_delta before message_start")
+		}
+		d, _ := ev["delta"].(map[string]any)
+		for k, v := range d {
+			a.msg[k] = v
+		}
+		if u, ok := ev["usage"].(map[string]any); ok {
+			prev, _ := a.msg["usage"].(map[string]any)
+			if prev == nil {
+				prev = map[string]any{}
+			}
+			for k, v := range u {
+				if v != nil {
+					prev[k] = v
+				}
+			}
+			a.msg["usage"] = prev
+		}
+	case "message_stop":
+		a.done = true
+	case "error":
+		return errorEvent(ev)
+	}
+	return nil
+}
+
+func (a *anthropicAssembler) result() (map[string]any, error) {
+	if !a.done || a.msg == nil {
+		return nil, errIncomplete
+	}
+	content := make([]any, 0, len(a.blocks))
+	for _, b := range a.blocks {
+		if b != nil {
+			content = append(content, b)
+		}
+	}
+	a.msg["content"] = content
+	return finishStrings(a.msg).(map[string]any), nil
 }

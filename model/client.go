@@ -24,20 +24,28 @@ type client struct {
 	provider string
 	url      string
 	http     *http.Client
-	setAuth  func(http.Header)
-	keyEnv   string
+	// auth sets the credentials of one attempt: a key header, a fresh OAuth token, or a
+	// SigV4 signature of body.
+	auth     func(ctx context.Context, req *http.Request, body []byte) error
+	keyEnv   string // where the key or credentials come from, for hints
+	credHint string // what to do when credentials cannot be had
 	redact   redactor
 	lim      *limiter
 	budget   *Budget
 	logger   *slog.Logger
 	clock    Clock
+	// stream is the framing of a streamed reply (streamNone: one JSON object); newAssembler
+	// makes the assembler of one streamed reply.
+	stream       streamFormat
+	newAssembler func() assembler
 
-	requestTimeout time.Duration
-	stallTimeout   time.Duration
-	maxRetries     int
-	backoffBase    time.Duration
-	backoffMax     time.Duration
-	maxRetryAfter  time.Duration
+	requestTimeout    time.Duration
+	stallTimeout      time.Duration
+	streamIdleTimeout time.Duration
+	maxRetries        int
+	backoffBase       time.Duration
+	backoffMax        time.Duration
+	maxRetryAfter     time.Duration
 }
 
 // post sends body and returns the decoded JSON response. Transient failures are retried with
@@ -103,10 +111,16 @@ func (c *client) delay(attempt int, retryAfter time.Duration) time.Duration {
 func (c *client) once(ctx context.Context, body []byte) (map[string]any, *APIError) {
 	reqCtx, cancel := context.WithTimeout(ctx, c.requestTimeout)
 	defer cancel()
-	var stalled atomic.Bool
+	var stalled, streaming atomic.Bool
 	watchdog := time.AfterFunc(c.stallTimeout, func() { stalled.Store(true); cancel() })
 	defer watchdog.Stop()
-	alive := func() { watchdog.Reset(c.stallTimeout) }
+	alive := func() {
+		if streaming.Load() {
+			watchdog.Reset(c.streamIdleTimeout)
+		} else {
+			watchdog.Reset(c.stallTimeout)
+		}
+	}
 	trace := &httptrace.ClientTrace{
 		WroteRequest:         func(httptrace.WroteRequestInfo) { alive() },
 		GotFirstResponseByte: alive,
@@ -116,22 +130,35 @@ func (c *client) once(ctx context.Context, body []byte) (map[string]any, *APIErr
 		return nil, &APIError{Provider: c.provider, Status: StatusConnection, Message: c.redact.string(err.Error()), Hint: "check base_url"}
 	}
 	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "application/json")
-	c.setAuth(req.Header)
+	switch c.stream {
+	case streamSSE:
+		req.Header.Set("Accept", "text/event-stream")
+	case streamAWSEvent:
+		req.Header.Set("Accept", "application/vnd.amazon.eventstream")
+	default:
+		req.Header.Set("Accept", "application/json")
+	}
+	if err := c.auth(reqCtx, req, body); err != nil {
+		return nil, c.credentialError(ctx, err)
+	}
 
 	resp, err := c.http.Do(req)
 	if err != nil {
-		return nil, c.transportError(ctx, reqCtx, &stalled, err)
+		return nil, c.transportError(ctx, reqCtx, &stalled, &streaming, err)
 	}
 	defer resp.Body.Close()
+	ok := resp.StatusCode >= 200 && resp.StatusCode <= 299
+	if ok && c.stream != streamNone {
+		streaming.Store(true)
+		alive()
+		return c.readStream(ctx, reqCtx, &stalled, &streaming, resp, alive)
+	}
 	data, err := io.ReadAll(io.LimitReader(&progressReader{r: resp.Body, alive: alive}, maxResponseBytes))
 	if err != nil {
-		return nil, c.transportError(ctx, reqCtx, &stalled, err)
+		return nil, c.transportError(ctx, reqCtx, &stalled, &streaming, err)
 	}
-	if resp.StatusCode < 200 || resp.StatusCode > 299 {
-		e := classifyHTTP(c.provider, resp.StatusCode, data, resp.Header, c.keyEnv)
-		e.Message = c.redact.string(e.Message)
-		return nil, e
+	if !ok {
+		return nil, c.classify(resp.StatusCode, data, resp.Header)
 	}
 	var out map[string]any
 	dec := json.NewDecoder(bytes.NewReader(data))
@@ -139,27 +166,92 @@ func (c *client) once(ctx context.Context, body []byte) (map[string]any, *APIErr
 	if err := dec.Decode(&out); err != nil || out == nil {
 		return nil, invalidResponse(c.provider, "response is not a JSON object: %s", c.redact.string(string(truncate(data, 200))))
 	}
-	// Some proxies (OpenRouter) report upstream failures in a 200 body.
-	if _, hasErr := out["error"]; hasErr {
-		if pe, ok := errorFromMap(out); ok {
-			code := pe.Num
-			if code < 400 {
-				code = http.StatusBadGateway
-			}
-			raw, _ := json.Marshal(out)
-			e := classifyHTTP(c.provider, code, raw, resp.Header, c.keyEnv)
-			e.Message = c.redact.string(e.Message)
-			return nil, e
-		}
+	if e := c.errorInBody(out, resp.Header); e != nil {
+		return nil, e
 	}
 	return c.redact.value(out).(map[string]any), nil
 }
 
-func (c *client) transportError(ctx, reqCtx context.Context, stalled *atomic.Bool, err error) *APIError {
+// errorInBody classifies an error object in a 2xx body: some proxies (OpenRouter) report
+// upstream failures that way, and so do streams in their error events.
+func (c *client) errorInBody(out map[string]any, h http.Header) *APIError {
+	if _, hasErr := out["error"]; !hasErr {
+		return nil
+	}
+	pe, ok := errorFromMap(out)
+	if !ok {
+		return nil
+	}
+	code := pe.Num
+	if code < 400 {
+		code = http.StatusBadGateway
+	}
+	raw, _ := json.Marshal(out)
+	return c.classify(code, raw, h)
+}
+
+// classify turns an error response into a redacted *APIError.
+func (c *client) classify(code int, body []byte, h http.Header) *APIError {
+	e := classifyHTTP(c.provider, code, body, h, c.keyEnv)
+	e.Message = c.redact.string(e.Message)
+	return e
+}
+
+// readStream assembles a streamed reply. Errors reported inside the stream are classified as
+// the same errors would be in an HTTP response; a stream that ends early is a transient error.
+func (c *client) readStream(ctx, reqCtx context.Context, stalled, streaming *atomic.Bool, resp *http.Response, alive func()) (map[string]any, *APIError) {
+	asm := c.newAssembler()
+	body := io.LimitReader(&progressReader{r: resp.Body, alive: alive}, maxResponseBytes)
+	var err error
+	switch c.stream {
+	case streamAWSEvent:
+		err = readAWSEvents(body, asm, c.classify)
+	default:
+		err = readSSE(body, asm)
+	}
+	var apiErr *APIError
+	switch {
+	case errors.As(err, &apiErr):
+		if apiErr.Provider == "" {
+			apiErr.Provider = c.provider
+		}
+		apiErr.Message = c.redact.string(apiErr.Message)
+		return nil, apiErr
+	case err != nil && (ctx.Err() != nil || reqCtx.Err() != nil):
+		return nil, c.transportError(ctx, reqCtx, stalled, streaming, err)
+	case err != nil:
+		return nil, &APIError{Provider: c.provider, Status: StatusConnection, retryable: true, cause: err,
+			Message: "stream broken: " + c.redact.string(err.Error())}
+	}
+	out, err := asm.result()
+	if err != nil {
+		if ctx.Err() != nil || reqCtx.Err() != nil {
+			return nil, c.transportError(ctx, reqCtx, stalled, streaming, err)
+		}
+		return nil, &APIError{Provider: c.provider, Status: StatusConnection, retryable: true, cause: err,
+			Message: c.redact.string(err.Error())}
+	}
+	return c.redact.value(out).(map[string]any), nil
+}
+
+// credentialError reports a failure to obtain credentials (a token, a signature): fatal, as
+// no call of the run can succeed without them, unless the run was cancelled.
+func (c *client) credentialError(ctx context.Context, err error) *APIError {
+	if ctx.Err() != nil {
+		return &APIError{Provider: c.provider, Status: StatusConnection, Message: "cancelled", cause: ctx.Err()}
+	}
+	return &APIError{Provider: c.provider, Status: StatusAuthentication, fatal: true, cause: err,
+		Message: "no credentials: " + c.redact.string(err.Error()), Hint: c.credHint}
+}
+
+func (c *client) transportError(ctx, reqCtx context.Context, stalled, streaming *atomic.Bool, err error) *APIError {
 	e := &APIError{Provider: c.provider, retryable: true, cause: err}
 	switch {
 	case ctx.Err() != nil:
 		e.Status, e.Message, e.cause = StatusConnection, "cancelled", ctx.Err()
+	case stalled.Load() && streaming.Load():
+		e.Status = StatusTimeout
+		e.Message = fmt.Sprintf("the stream was silent for %s (stream_idle_timeout)", c.streamIdleTimeout)
 	case stalled.Load():
 		e.Status = StatusTimeout
 		e.Message = fmt.Sprintf("no data received for %s (stall_timeout)", c.stallTimeout)

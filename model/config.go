@@ -1,11 +1,10 @@
 package model
 
 import (
-	"fmt"
+	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
 	"log/slog"
 	"net/http"
 	"os"
-	"strings"
 	"time"
 )
 
@@ -42,11 +41,15 @@ type Config struct {
 	// unparsed ({"role": "assistant", "content": text}; the 1.x loop finds the command).
 	Mini1 bool `yaml:"-" json:"-"`
 
-	// RequestTimeout bounds one HTTP call, in seconds (default 600).
+	// RequestTimeout bounds one HTTP call, in seconds (default 600; 3600 for a streamed reply).
 	RequestTimeout float64 `yaml:"request_timeout" json:"request_timeout,omitempty"`
 	// StallTimeout bounds a silence of the connection, in seconds (default 300): nothing sent
 	// back since the request was written or since the last byte of the response.
 	StallTimeout float64 `yaml:"stall_timeout" json:"stall_timeout,omitempty"`
+	// StreamIdleTimeout bounds a silence inside a streamed reply (model_kwargs.stream: true),
+	// in seconds (default: stall_timeout): a stream that sends nothing for that long is cut and
+	// the call retried.
+	StreamIdleTimeout float64 `yaml:"stream_idle_timeout" json:"stream_idle_timeout,omitempty"`
 	// MaxRetries is the number of retries of a transient failure (default 10; 0: none).
 	MaxRetries *int `yaml:"max_retries" json:"max_retries,omitempty"`
 	// RequestsPerMinute and TokensPerMinute limit all workers together (0: no limit).
@@ -95,6 +98,9 @@ type Options struct {
 	// <user cache dir>/swebench-run/images).
 	ImageClient   *http.Client
 	ImageCacheDir string
+	// AzureCredential gets Entra ID tokens for azure/ models without an API key (default:
+	// azidentity's DefaultAzureCredential).
+	AzureCredential azcore.TokenCredential
 }
 
 func (o *Options) defaults() {
@@ -121,104 +127,4 @@ func (o *Options) defaults() {
 	if o.MaxRetryAfter <= 0 {
 		o.MaxRetryAfter = 10 * time.Minute
 	}
-}
-
-type apiKind int
-
-const (
-	kindOpenAI apiKind = iota
-	kindAnthropic
-	kindReplay
-)
-
-// endpoint is where and how to call a model, resolved from the config.
-type endpoint struct {
-	kind        apiKind
-	provider    string // for messages: openai, anthropic, openrouter, deepseek, …
-	apiModel    string // the name sent to the API
-	baseURL     string
-	keyEnvs     []string
-	keyRequired bool
-	openRouter  bool
-	textMode    bool
-	replayDir   string
-}
-
-// Providers addressed by a litellm-style prefix of the model name.
-var openAIPrefixes = map[string]struct {
-	baseURL string
-	keyEnvs []string
-}{
-	"openai/":      {"https://api.openai.com/v1", []string{"OPENAI_API_KEY"}},
-	"openrouter/":  {"https://openrouter.ai/api/v1", []string{"OPENROUTER_API_KEY"}},
-	"deepseek/":    {"https://api.deepseek.com", []string{"DEEPSEEK_API_KEY"}},
-	"together_ai/": {"https://api.together.xyz/v1", []string{"TOGETHERAI_API_KEY", "TOGETHER_API_KEY"}},
-	"hosted_vllm/": {"", []string{"HOSTED_VLLM_API_KEY"}},
-}
-
-var knownClasses = []string{"litellm", "litellm_textbased", "openai", "openai_textbased",
-	"openrouter", "openrouter_textbased", "anthropic", "anthropic_textbased", "replay"}
-
-func resolve(cfg Config, env func(string) string) (endpoint, error) {
-	name := cfg.ModelName
-	if name == "" {
-		return endpoint{}, fmt.Errorf("model.model_name is empty: set it in the config or with --model")
-	}
-	class := cfg.ModelClass
-	var ep endpoint
-	ep.textMode = strings.HasSuffix(class, "_textbased") || cfg.ActionRegex != ""
-	base := strings.TrimSuffix(class, "_textbased")
-	switch {
-	case class == "replay" || strings.HasPrefix(name, "replay:"):
-		ep.kind, ep.provider = kindReplay, "replay"
-		ep.replayDir = strings.TrimPrefix(name, "replay:")
-		return ep, nil
-	case base == "anthropic" || base == "" || base == "litellm":
-	case base == "openai":
-		// verbatim model name to an OpenAI-compatible server (a LiteLLM proxy, vLLM, …)
-		ep.kind, ep.provider, ep.apiModel = kindOpenAI, "openai", name
-		ep.baseURL = firstNonEmpty(env("OPENAI_BASE_URL"), "https://api.openai.com/v1")
-		ep.keyEnvs = []string{"OPENAI_API_KEY"}
-		return ep, nil
-	case base == "openrouter":
-		ep.kind, ep.provider, ep.openRouter = kindOpenAI, "openrouter", true
-		ep.apiModel = strings.TrimPrefix(name, "openrouter/")
-		ep.baseURL, ep.keyEnvs, ep.keyRequired = "https://openrouter.ai/api/v1", []string{"OPENROUTER_API_KEY"}, true
-		return ep, nil
-	default:
-		return endpoint{}, fmt.Errorf("model.model_class %q is unknown: use one of %s", class, strings.Join(knownClasses, ", "))
-	}
-	if base == "anthropic" || strings.HasPrefix(name, "anthropic/") || strings.HasPrefix(name, "claude-") {
-		ep.kind, ep.provider = kindAnthropic, "anthropic"
-		ep.apiModel = strings.TrimPrefix(name, "anthropic/")
-		ep.baseURL = firstNonEmpty(env("ANTHROPIC_BASE_URL"), "https://api.anthropic.com")
-		ep.keyEnvs, ep.keyRequired = []string{"ANTHROPIC_API_KEY"}, true
-		return ep, nil
-	}
-	ep.kind = kindOpenAI
-	for prefix, p := range openAIPrefixes {
-		if strings.HasPrefix(name, prefix) {
-			ep.provider = strings.TrimSuffix(prefix, "/")
-			ep.apiModel = strings.TrimPrefix(name, prefix)
-			ep.baseURL, ep.keyEnvs, ep.keyRequired = p.baseURL, p.keyEnvs, p.baseURL != ""
-			ep.openRouter = prefix == "openrouter/"
-			if prefix == "openai/" {
-				ep.baseURL = firstNonEmpty(env("OPENAI_BASE_URL"), p.baseURL)
-			}
-			return ep, nil
-		}
-	}
-	ep.provider, ep.apiModel = "openai", name
-	ep.baseURL = firstNonEmpty(env("OPENAI_BASE_URL"), "https://api.openai.com/v1")
-	ep.keyEnvs = []string{"OPENAI_API_KEY"}
-	return ep, nil
-}
-
-func firstNonEmpty(s ...string) string {
-	for _, v := range s {
-		if v != "" {
-			return v
-		}
-	}
-	return ""
 }

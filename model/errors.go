@@ -43,6 +43,18 @@ const (
 	// is not a model outcome: the next run with budget left runs the instance again from the start.
 	StatusRunBudgetExhausted = "RunBudgetExhausted"
 	StatusReplayExhausted    = "ReplayExhausted"
+	// StatusContentPolicy: the provider refused the request or withheld the reply under its
+	// content or safety policy (Azure content filter, Gemini safety block, Bedrock guardrail).
+	StatusContentPolicy = "ContentPolicyViolationError"
+	// StatusQuotaExhausted: a quota that does not come back within the run (a daily quota, a
+	// service quota): fatal, unlike a transient rate limit.
+	StatusQuotaExhausted = "QuotaExhaustedError"
+	// StatusModelNotReady: the model is being loaded or scaled (Bedrock ModelNotReadyException):
+	// transient, retried.
+	StatusModelNotReady = "ModelNotReadyError"
+	// StatusServiceUnavailable: the provider is overloaded or down (503, UNAVAILABLE):
+	// transient, retried.
+	StatusServiceUnavailable = "ServiceUnavailableError"
 )
 
 // APIError is a failed model call, classified. Its text is redacted: it never holds an API key.

@@ -92,7 +92,7 @@ func TestFaultMatrix(t *testing.T) {
 		{name: "500: retry", handlers: []http.HandlerFunc{respond(500, openAIServerBody), ok}, wantRequests: 2},
 		{name: "503: retry", handlers: []http.HandlerFunc{respond(503, openAIOverloadedBody), ok}, wantRequests: 2},
 		{name: "503 persists: retries exhausted", maxRetries: 2, handlers: []http.HandlerFunc{respond(503, openAIOverloadedBody)},
-			wantRequests: 3, wantStatus: StatusServer, wantExhaust: true},
+			wantRequests: 3, wantStatus: StatusServiceUnavailable, wantExhaust: true},
 		{name: "malformed JSON: retry", handlers: []http.HandlerFunc{respond(200, `{"id": "chatcmpl-1", "choices": [`), ok}, wantRequests: 2},
 		{name: "no choices: retry", handlers: []http.HandlerFunc{respond(200, `{"id":"x","object":"chat.completion","choices":[]}`), ok}, wantRequests: 2},
 		{name: "OpenRouter upstream error in a 200: retry", handlers: []http.HandlerFunc{respond(200, openRouterUpstream), ok}, wantRequests: 2},

@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"log/slog"
 	"net/http"
@@ -48,16 +49,17 @@ type apiProvider struct {
 
 // New returns the run's Provider for cfg.
 //
-// The provider is chosen by cfg.ModelClass ("litellm", "openai", "openrouter", "anthropic",
-// each optionally with "_textbased"; "replay") or else by the model name: "replay:DIR" replays
-// trajectories; "anthropic/…" and "claude-…" use the Anthropic Messages API; "openrouter/…",
-// "deepseek/…", "together_ai/…", "hosted_vllm/…" and "openai/…" use those providers'
-// OpenAI-compatible chat completions; any other name goes to $OPENAI_BASE_URL (default OpenAI).
-// The model_class "openai" sends the name verbatim to an OpenAI-compatible server (LiteLLM
-// proxy, vLLM, SGLang).
+// The provider is chosen by cfg.ModelClass ("litellm", "litellm_response", "openai",
+// "openrouter", "anthropic", each optionally with "_textbased"; "replay") or else by the
+// litellm prefix of the model name (see providerTable and docs/models.md): "replay:DIR" replays
+// trajectories; "anthropic/…" and "claude-…" use the Anthropic Messages API; "gemini/…" the
+// Gemini API; "bedrock/…", "vertex_ai/…" and "azure/…" the clouds with their own credentials;
+// the other prefixes their OpenAI-compatible chat completions; any other name goes to
+// $OPENAI_BASE_URL (default OpenAI). The model_class "openai" sends the name verbatim to an
+// OpenAI-compatible server (LiteLLM proxy, vLLM, SGLang).
 //
-// Problems that would make every call fail (no API key, no known price, a bad regex) are
-// reported here, before any call is paid for.
+// Problems that would make every call fail (no API key or credentials, no known price, a bad
+// regex, a model_kwargs key the API does not take) are reported here, before any call is paid for.
 func New(cfg Config, opts Options) (Provider, error) {
 	opts.defaults()
 	ep, err := resolve(cfg, opts.Env)
@@ -67,49 +69,26 @@ func New(cfg Config, opts Options) (Provider, error) {
 	if ep.kind == kindReplay {
 		return newReplay(cfg, ep.replayDir, opts)
 	}
-	kwargs := map[string]any{}
-	for k, v := range cfg.ModelKwargs {
-		switch k {
-		case "drop_params", "num_retries": // litellm client options, not API fields
-		case "api_base", "base_url":
-			if s, ok := v.(string); ok && cfg.BaseURL == "" {
-				cfg.BaseURL = s
-			}
-		case "stream":
-			if v == true {
-				return nil, fmt.Errorf("model.model_kwargs.stream: streaming is not supported; remove it")
-			}
-		default:
-			kwargs[k] = v
-		}
+	kw, err := splitKwargs(cfg.ModelKwargs)
+	if err != nil {
+		return nil, err
+	}
+	if kw.baseURL != "" && cfg.BaseURL == "" {
+		cfg.BaseURL = kw.baseURL
 	}
 	if cfg.BaseURL != "" {
-		ep.baseURL = cfg.BaseURL
+		ep.baseURL, ep.baseFrom = cfg.BaseURL, "model.base_url"
 	}
 	if ep.baseURL == "" {
-		return nil, fmt.Errorf("model %q: no endpoint: set model.base_url (e.g. http://localhost:8000/v1)", cfg.ModelName)
+		return nil, fmt.Errorf("model %q: no endpoint: %s", cfg.ModelName, baseHint(ep))
 	}
 	u, err := url.Parse(ep.baseURL)
 	if err != nil || u.Scheme == "" || u.Host == "" {
 		return nil, fmt.Errorf("model.base_url %q is not an http(s) URL", ep.baseURL)
 	}
-	key, keyEnv := cfg.APIKey, ""
-	envs := ep.keyEnvs
-	if cfg.APIKeyEnv != "" {
-		envs = []string{cfg.APIKeyEnv}
-	}
-	for _, e := range envs {
-		if key != "" {
-			break
-		}
-		key, keyEnv = opts.Env(e), e
-	}
-	if len(envs) > 0 && keyEnv == "" {
-		keyEnv = envs[0]
-	}
-	if key == "" && publicHost(u.Host) {
-		return nil, &APIError{Provider: ep.provider, Status: StatusAuthentication, fatal: true,
-			Message: "no API key", Hint: "set " + strings.Join(envs, " or ")}
+	cred, err := newCredentials(cfg, ep, opts, u)
+	if err != nil {
+		return nil, err
 	}
 
 	p := &apiProvider{cfg: cfg, ep: ep, budget: opts.Budget, logger: opts.Logger}
@@ -143,44 +122,58 @@ func New(cfg Config, opts Options) (Provider, error) {
 			return nil, err
 		}
 	}
-	switch ep.kind {
-	case kindAnthropic:
-		p.wire = &anthropicWire{model: ep.apiModel, kwargs: kwargs, cache: cache, textRe: re, mini1: cfg.Mini1}
-	default:
-		p.wire = &openAIWire{model: ep.apiModel, kwargs: kwargs, cache: cache, textRe: re, openRouter: ep.openRouter, mini1: cfg.Mini1}
+	if cred.project != "" && ep.project == "" {
+		ep.project = cred.project
+		p.ep = ep
 	}
+	call, err := newWire(ep, kw, wireOptions{cache: cache, textRe: re, mini1: cfg.Mini1})
+	if err != nil {
+		return nil, fmt.Errorf("model %q: %w", cfg.ModelName, err)
+	}
+	p.wire = call.wire
 
 	c := &client{
-		provider: ep.provider, http: opts.HTTPClient, keyEnv: keyEnv, redact: newRedactor(key),
-		budget: opts.Budget, logger: opts.Logger, clock: opts.Clock,
-		requestTimeout: seconds(cfg.RequestTimeout, 600), stallTimeout: seconds(cfg.StallTimeout, 300),
+		provider: ep.provider, url: call.url, http: opts.HTTPClient, keyEnv: cred.source, credHint: cred.hint,
+		redact: newRedactor(cred.secrets...), budget: opts.Budget, logger: opts.Logger, clock: opts.Clock,
+		stream: call.stream, newAssembler: call.assembler,
+		requestTimeout: seconds(cfg.RequestTimeout, defaultRequestTimeout(kw.stream)), stallTimeout: seconds(cfg.StallTimeout, 300),
 		maxRetries: 10, backoffBase: opts.BackoffBase, backoffMax: opts.BackoffMax, maxRetryAfter: opts.MaxRetryAfter,
 	}
+	c.streamIdleTimeout = seconds(cfg.StreamIdleTimeout, c.stallTimeout.Seconds())
 	if cfg.MaxRetries != nil {
 		c.maxRetries = max(0, *cfg.MaxRetries)
 	}
-	base := strings.TrimSuffix(ep.baseURL, "/")
-	switch ep.kind {
-	case kindAnthropic:
-		c.url = base + "/v1/messages"
-		c.setAuth = func(h http.Header) {
-			if key != "" {
-				h.Set("X-Api-Key", key)
-			}
-			h.Set("Anthropic-Version", "2023-06-01")
+	headers := call.headers
+	c.auth = func(ctx context.Context, req *http.Request, body []byte) error {
+		for k, v := range headers {
+			req.Header.Set(k, v)
 		}
-	default:
-		c.url = base + "/chat/completions"
-		c.setAuth = func(h http.Header) {
-			if key != "" {
-				h.Set("Authorization", "Bearer "+key)
-			}
+		for k, v := range kw.headers {
+			req.Header.Set(k, v)
 		}
+		return cred.apply(ctx, req, body)
 	}
-	// One limiter per endpoint, API model and key across the providers of a registry.
-	c.lim = opts.Limiters.get(limiterKey(c.url, ep.apiModel, key), opts.Clock, cfg.RequestsPerMinute, cfg.TokensPerMinute, cfg.MaxConcurrency)
+	// One limiter per endpoint, API model and credentials across the providers of a registry.
+	c.lim = opts.Limiters.get(limiterKey(c.url, ep.apiModel, cred.identity), opts.Clock, cfg.RequestsPerMinute, cfg.TokensPerMinute, cfg.MaxConcurrency)
 	p.client = c
 	return p, nil
+}
+
+// defaultRequestTimeout bounds one call, in seconds: 10 minutes, or an hour for a stream (a
+// long generation that keeps sending is healthy; stream_idle_timeout catches a dead one).
+func defaultRequestTimeout(stream bool) float64 {
+	if stream {
+		return 3600
+	}
+	return 600
+}
+
+// baseHint says how to give an endpoint to a provider that has no default one.
+func baseHint(ep endpoint) string {
+	if spec, ok := providerTable[ep.provider]; ok && len(spec.baseEnvs) > 0 {
+		return "set model.base_url or $" + spec.baseEnvs[0]
+	}
+	return "set model.base_url (e.g. http://localhost:8000/v1)"
 }
 
 // limiterKey identifies the rate limits a provider is under: the endpoint, the API model and
@@ -195,15 +188,6 @@ func seconds(s, def float64) time.Duration {
 		s = def
 	}
 	return time.Duration(s * float64(time.Second))
-}
-
-func publicHost(host string) bool {
-	for _, h := range []string{"api.openai.com", "api.anthropic.com", "openrouter.ai", "api.deepseek.com", "api.together.xyz"} {
-		if host == h {
-			return true
-		}
-	}
-	return false
 }
 
 // cacheControl resolves set_cache_control: on by default for Anthropic/Claude models, as in
@@ -279,6 +263,10 @@ func (m *apiModel) Query(ctx context.Context, messages []agent.Message) (agent.R
 	p.budget.Add(cost)
 	msg, actions, ferr, err := p.wire.reply(resp)
 	if err != nil {
+		var ae *APIError
+		if errors.As(err, &ae) && ae.Provider == "" {
+			ae.Provider = p.ep.provider
+		}
 		return agent.Reply{}, err
 	}
 	if ferr != nil {

@@ -4,11 +4,14 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"os"
+	"strings"
 
 	"github.com/spf13/cobra"
 	"gopkg.in/yaml.v3"
 
 	"github.com/swebench-run/swebench-run/configs"
+	"github.com/swebench-run/swebench-run/model"
 )
 
 // newConfigCmd is `swebench-run config show|list`.
@@ -98,6 +101,53 @@ func newConfigListCmd() *cobra.Command {
 	}
 }
 
+// describeModel prints how the config's model would be called: provider and API, endpoint,
+// where the key or credentials come from (never the secret), streaming and price.
+func describeModel(cfg *configs.Config, w io.Writer) error {
+	name := cfg.Model.ModelName
+	if name == "scripted" || strings.HasPrefix(name, "scripted:") {
+		fmt.Fprintf(w, "swebench-run: model %s: the scripted demo model (no API)\n", name)
+		return nil
+	}
+	mc, err := modelConfig(cfg, cfg.Model.ModelName)
+	if err != nil {
+		return err
+	}
+	d, err := model.Describe(mc, os.Getenv)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "swebench-run: model %s\n", d.Model)
+	fmt.Fprintf(w, "  provider:    %s, %s\n", d.Provider, d.API)
+	endpoint := d.Endpoint
+	if d.EndpointSet != "" {
+		endpoint += " (from " + d.EndpointSet + ")"
+	}
+	fmt.Fprintf(w, "  endpoint:    %s\n", endpoint)
+	fmt.Fprintf(w, "  credentials: %s\n", d.Credentials)
+	if d.Stream {
+		fmt.Fprintf(w, "  streaming:   yes (model_kwargs.stream)\n")
+	}
+	if d.HavePrice {
+		fmt.Fprintf(w, "  price:       %s\n", formatPrice(d.Price))
+	} else {
+		fmt.Fprintf(w, "  price:       unknown (add it under model.prices, or set model.cost_tracking: ignore_errors)\n")
+	}
+	return nil
+}
+
+// formatPrice renders a price in USD per million tokens.
+func formatPrice(p model.Price) string {
+	s := fmt.Sprintf("$%.4g in, $%.4g out per million tokens", p.Input, p.Output)
+	if p.CacheRead != 0 {
+		s += fmt.Sprintf(", cache read $%.4g", p.CacheRead)
+	}
+	if p.CacheWrite != 0 {
+		s += fmt.Sprintf(", cache write $%.4g", p.CacheWrite)
+	}
+	return s
+}
+
 // showConfig prints the config that the -c arguments cfgArgs and the model name make.
 func showConfig(cfgArgs []string, modelName string, asJSON bool, stdout, stderr io.Writer) error {
 	files, overrides := splitConfigArgs(cfgArgs)
@@ -113,6 +163,11 @@ func showConfig(cfgArgs []string, modelName string, asJSON bool, stdout, stderr 
 		fmt.Fprintf(stderr, "swebench-run: config key %s has no meaning here and is ignored\n", k)
 	}
 	fmt.Fprintf(stderr, "swebench-run: config layout: %s\n", cfg.LayoutNote())
+	if modelName != "" {
+		if err := describeModel(cfg, stderr); err != nil {
+			return err
+		}
+	}
 	if asJSON {
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")

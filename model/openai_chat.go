@@ -1,6 +1,7 @@
 package model
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"regexp"
@@ -23,6 +24,10 @@ type openAIWire struct {
 	textRe     *regexp.Regexp // nil: tool calling
 	openRouter bool
 	mini1      bool // mini-swe-agent 1.x: role and content only, no tools, text replies
+	stream     bool // ask for server-sent events (chatAssembler rebuilds the reply)
+	// streamOptions is sent with a stream (default include_usage: the usage arrives in the
+	// last chunk); nil: none.
+	streamOptions any
 }
 
 func (w *openAIWire) request(msgs []agent.Message) ([]byte, error) {
@@ -48,6 +53,12 @@ func (w *openAIWire) request(msgs []agent.Message) ([]byte, error) {
 	}
 	for k, v := range w.kwargs {
 		body[k] = v
+	}
+	if w.stream {
+		body["stream"] = true
+		if w.streamOptions != nil {
+			body["stream_options"] = w.streamOptions
+		}
 	}
 	b, err := json.Marshal(body)
 	if err != nil {
@@ -162,6 +173,9 @@ func (w *openAIWire) reply(resp map[string]any) (agent.Message, []agent.Action, 
 	if w.mini1 {
 		return agent.Message{"role": "assistant", "content": msg.Content()}, nil, nil, nil
 	}
+	if finish == "content_filter" && msg.Content() == "" && len(openAIToolCalls(msg)) == 0 {
+		return nil, nil, nil, contentFiltered("the reply was withheld by the provider's content filter (finish_reason content_filter)")
+	}
 	var actions []agent.Action
 	var ferr *agent.FormatError
 	if w.textRe != nil {
@@ -170,4 +184,136 @@ func (w *openAIWire) reply(resp map[string]any) (agent.Message, []agent.Action, 
 		actions, ferr = parseToolCalls(openAIToolCalls(msg), finish)
 	}
 	return msg, actions, ferr, nil
+}
+
+// chatAssembler rebuilds a chat.completion from its chunks (stream: true with
+// stream_options.include_usage): string fields of the deltas are concatenated, tool calls are
+// merged by index, the usage comes from the last chunk. The stream is complete at "data: [DONE]"
+// (or at a chunk with usage after the finish reason, for servers that send no [DONE]).
+type chatAssembler struct {
+	resp   map[string]any
+	msg    map[string]any
+	calls  []map[string]any
+	choice map[string]any
+	finish any
+	usage  any
+	done   bool
+}
+
+func (a *chatAssembler) event(_ string, data []byte) error {
+	if string(bytes.TrimSpace(data)) == "[DONE]" {
+		a.done = true
+		return nil
+	}
+	chunk, err := decodeObject(data)
+	if err != nil {
+		return err
+	}
+	if _, ok := chunk["error"]; ok {
+		return errorEvent(chunk)
+	}
+	if a.resp == nil {
+		a.resp, a.msg, a.choice = map[string]any{}, map[string]any{}, map[string]any{}
+	}
+	for k, v := range chunk {
+		switch k {
+		case "choices", "object":
+		case "usage":
+			if v != nil {
+				a.usage = v
+			}
+		default:
+			a.resp[k] = v
+		}
+	}
+	choices, _ := chunk["choices"].([]any)
+	if len(choices) == 0 {
+		return nil
+	}
+	c, _ := choices[0].(map[string]any)
+	for k, v := range c {
+		switch k {
+		case "delta", "logprobs", "index":
+		case "finish_reason":
+			if v != nil {
+				a.finish = v
+			}
+		default:
+			a.choice[k] = v
+		}
+	}
+	delta, _ := c["delta"].(map[string]any)
+	for k, v := range delta {
+		switch k {
+		case "role":
+			a.msg[k] = v
+		case "tool_calls":
+			list, _ := v.([]any)
+			for _, item := range list {
+				a.mergeCall(item)
+			}
+		default:
+			switch v.(type) {
+			case string, nil:
+				appendString(a.msg, k, v)
+			case []any:
+				prev, _ := a.msg[k].([]any)
+				a.msg[k] = append(prev, v.([]any)...)
+			default:
+				a.msg[k] = v
+			}
+		}
+	}
+	return nil
+}
+
+func (a *chatAssembler) mergeCall(item any) {
+	d, _ := item.(map[string]any)
+	i := intOf(d["index"])
+	for len(a.calls) <= i {
+		a.calls = append(a.calls, map[string]any{"function": map[string]any{}})
+	}
+	tc := a.calls[i]
+	fn := tc["function"].(map[string]any)
+	for k, v := range d {
+		switch k {
+		case "index":
+		case "function":
+			f, _ := v.(map[string]any)
+			for fk, fv := range f {
+				appendString(fn, fk, fv)
+			}
+		default:
+			if s, ok := v.(string); ok && s == "" && tc[k] != nil { // ids and types come once
+				continue
+			}
+			tc[k] = v
+		}
+	}
+}
+
+func (a *chatAssembler) result() (map[string]any, error) {
+	if a.resp == nil || a.finish == nil || !a.done && a.usage == nil {
+		return nil, errIncomplete
+	}
+	if _, ok := a.msg["content"]; !ok {
+		a.msg["content"] = nil
+	}
+	if len(a.calls) > 0 {
+		calls := make([]any, len(a.calls))
+		for i, c := range a.calls {
+			calls[i] = c
+		}
+		a.msg["tool_calls"] = calls
+	}
+	a.choice["index"] = json.Number("0")
+	a.choice["message"] = a.msg
+	a.choice["finish_reason"] = a.finish
+	a.choice["logprobs"] = nil
+	a.resp["object"] = "chat.completion"
+	a.resp["choices"] = []any{a.choice}
+	if a.usage != nil {
+		a.resp["usage"] = a.usage
+	}
+	return finishStrings(a.resp).(map[string]any), nil
 }
