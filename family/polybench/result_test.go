@@ -55,23 +55,25 @@ func TestWriteMatchesHarness(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tmp := t.TempDir()
 	for _, o := range outs {
 		want, err := os.ReadFile(ResultPath(dir, o.InstanceID))
 		if err != nil {
 			t.Fatal(err)
 		}
-		path, err := WriteResult(tmp, o)
-		if err != nil {
-			t.Fatal(err)
-		}
-		got, err := os.ReadFile(path)
+		got, err := o.Marshal()
 		if err != nil {
 			t.Fatal(err)
 		}
 		if !bytes.Equal(got, want) {
 			t.Fatalf("%s: wrote\n%s\nthe harness wrote\n%s", o.InstanceID, got, want)
 		}
+	}
+	path, err := WriteResult(t.TempDir(), outs[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if back, err := ReadResult(path); err != nil || !reflect.DeepEqual(back, outs[0]) {
+		t.Errorf("WriteResult then ReadResult: got %+v, %v; want %+v", back, err, outs[0])
 	}
 }
 
