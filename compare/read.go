@@ -9,6 +9,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/swebench-run/swebench-run/family/all"
 )
 
 // Source is one input to read: a path, an optional label, and for mini-swe-agent output (or a
@@ -44,7 +46,8 @@ var ErrUnrecognised = errors.New("unrecognised input")
 const expected = "expected a swebench-run output directory (run.json, status.jsonl, eval/), a sweep folder (sweep.json), " +
 	"mini-swe-agent output (preds.json, exit_statuses_*.yaml, <id>/<id>.traj.json) with its harness logs, " +
 	"a harness run report (<model>.<run_id>.json, schema_version 2), an sb-cli report, " +
-	"a folder of <id>/report.json, or an experiments results/results.json"
+	"a folder of <id>/report.json, an experiments results/results.json, " +
+	"or another dataset family's verdicts (SWE-bench Pro's eval_results.json or its evaluation folder)"
 
 // ReadAll reads every source, in order, and makes the run labels unique. A sweep folder yields
 // one run per cell.
@@ -122,6 +125,13 @@ func readDir(src Source, opts ReadOptions) ([]*Run, error) {
 		r, err := readReportDir(dir)
 		return []*Run{r}, err
 	}
+	// Another dataset family's harness output (SWE-bench Pro: eval_results.json).
+	if others, err := all.ReadEvalFolder(dir); err != nil {
+		return nil, fmt.Errorf("input %s: %w", dir, err)
+	} else if len(others) > 0 {
+		r, err := readReportDir(dir)
+		return []*Run{r}, err
+	}
 	return nil, fmt.Errorf("input %s: %w: the folder holds none of the files of a known form; %s", dir, ErrUnrecognised, expected)
 }
 
@@ -155,6 +165,9 @@ func readFile(src Source) (*Run, error) {
 				return r, nil
 			}
 		}
+	}
+	if r, ok, err := readFamilyFile(p, data); ok {
+		return r, err
 	}
 	return nil, fmt.Errorf("input %s: %w: a JSON object with none of the known keys; %s", p, ErrUnrecognised, expected)
 }

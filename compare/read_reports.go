@@ -11,6 +11,8 @@ import (
 	"strings"
 
 	"github.com/swebench-run/swebench-run/eval"
+	"github.com/swebench-run/swebench-run/family"
+	"github.com/swebench-run/swebench-run/family/all"
 )
 
 // runReport is a harness run report (schema_version 2) or an sb-cli report, which adds
@@ -169,6 +171,25 @@ func readExperiments(path string, data []byte) (*Run, error) {
 	return r, nil
 }
 
+// readFamilyFile reads a verdict file of another dataset family's harness (SWE-bench Pro's
+// eval_results.json); ok is false when no family takes it.
+func readFamilyFile(path string, data []byte) (*Run, bool, error) {
+	fv, ok, err := all.ReadReportFile(path, data)
+	if err != nil {
+		return nil, true, fmt.Errorf("input %s: %w", path, err)
+	}
+	if !ok {
+		return nil, false, nil
+	}
+	r := &Run{Path: path, Kind: KindFamilyReport}
+	m := map[string]*Instance{}
+	for id, v := range fv.Verdicts {
+		m[id] = &Instance{Verdict: familyVerdict(v), Detail: v.Detail}
+	}
+	r.Instances = instancesFrom(m)
+	return r, true, nil
+}
+
 // readSingleReport reads one report.json given as a file.
 func readSingleReport(path, id string, data []byte) (*Run, error) {
 	rep, err := eval.ReadReportBytes(data)
@@ -201,11 +222,14 @@ func reportVerdict(rep eval.InstanceReport) Verdict {
 type evalFolder struct {
 	reports map[string]eval.InstanceReport
 	tried   map[string]bool // a folder without report.json
+	// family holds the verdicts the folder keeps in another dataset family's format (SWE-bench
+	// Pro's eval_results.json and instance folders), read through the family registry.
+	family map[string]family.InstanceVerdict
 }
 
 // readEvalFolder reads every <dir>/<id>/report.json. A missing dir is empty.
 func readEvalFolder(dir string) (*evalFolder, error) {
-	f := &evalFolder{reports: map[string]eval.InstanceReport{}, tried: map[string]bool{}}
+	f := &evalFolder{reports: map[string]eval.InstanceReport{}, tried: map[string]bool{}, family: map[string]family.InstanceVerdict{}}
 	entries, err := os.ReadDir(dir)
 	if errors.Is(err, fs.ErrNotExist) {
 		return f, nil
@@ -231,7 +255,48 @@ func readEvalFolder(dir string) (*evalFolder, error) {
 		}
 		f.reports[rep.InstanceID] = rep
 	}
+	others, err := all.ReadEvalFolder(dir)
+	if err != nil {
+		return nil, err
+	}
+	for _, fv := range others {
+		for id, v := range fv.Verdicts {
+			if _, ok := f.reports[id]; !ok {
+				f.family[id] = v
+				delete(f.tried, id)
+			}
+		}
+	}
 	return f, nil
+}
+
+// instanceIDs returns every instance the folder knows, sorted.
+func (f *evalFolder) instanceIDs() []string {
+	ids := make([]string, 0, len(f.reports)+len(f.tried)+len(f.family))
+	for id := range f.reports {
+		ids = append(ids, id)
+	}
+	for id := range f.tried {
+		ids = append(ids, id)
+	}
+	for id := range f.family {
+		ids = append(ids, id)
+	}
+	sort.Strings(ids)
+	return ids
+}
+
+// familyVerdict maps another family's verdict to compare's.
+func familyVerdict(v family.InstanceVerdict) Verdict {
+	switch v.Outcome {
+	case family.Resolved:
+		return Resolved
+	case family.Unresolved:
+		return Unresolved
+	case family.EmptyPatch:
+		return EmptyPatch
+	}
+	return Error
 }
 
 // verdict grades id from the folder: its report, or Error when the folder shows an evaluation
@@ -239,6 +304,9 @@ func readEvalFolder(dir string) (*evalFolder, error) {
 func (f *evalFolder) verdict(id string) (Verdict, string, bool) {
 	if rep, ok := f.reports[id]; ok {
 		return reportVerdict(rep), "", true
+	}
+	if v, ok := f.family[id]; ok {
+		return familyVerdict(v), v.Detail, true
 	}
 	if f.tried[id] {
 		return Error, "evaluation produced no report.json", true
@@ -254,15 +322,10 @@ func readReportDir(dir string) (*Run, error) {
 		return nil, fmt.Errorf("input %s: %w", dir, err)
 	}
 	r := &Run{Path: dir, Kind: KindReportDir}
-	ids := make([]string, 0, len(f.reports)+len(f.tried))
-	for id := range f.reports {
-		ids = append(ids, id)
+	if len(f.reports) == 0 && len(f.family) > 0 {
+		r.Kind = KindFamilyReport
 	}
-	for id := range f.tried {
-		ids = append(ids, id)
-	}
-	sort.Strings(ids)
-	for _, id := range ids {
+	for _, id := range f.instanceIDs() {
 		v, detail, _ := f.verdict(id)
 		r.Instances = append(r.Instances, Instance{ID: id, Verdict: v, Detail: detail})
 	}

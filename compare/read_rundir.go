@@ -56,7 +56,7 @@ func readRunDir(dir, evalDir string, opts ReadOptions) (*Run, error) {
 	if err != nil {
 		return nil, fmt.Errorf("input %s: %w", dir, err)
 	}
-	evaluated := rep != nil || len(folder.reports) > 0 || len(folder.tried) > 0
+	evaluated := rep != nil || len(folder.reports) > 0 || len(folder.tried) > 0 || len(folder.family) > 0
 	lists := rep.lists()
 
 	m := make(map[string]*Instance, len(history))
@@ -103,6 +103,12 @@ func readRunDir(dir, evalDir string, opts ReadOptions) (*Run, error) {
 		if _, ok := m[id]; !ok {
 			v, _, _ := folder.verdict(id)
 			m[id] = &Instance{Verdict: v}
+		}
+	}
+	for id := range folder.family {
+		if _, ok := m[id]; !ok {
+			v, detail, _ := folder.verdict(id)
+			m[id] = &Instance{Verdict: v, Detail: detail}
 		}
 	}
 	for id, v := range lists {

@@ -39,6 +39,7 @@ const (
 	KindSBCLIReport   Kind = "sbcli_report"        // sb-cli get-report output
 	KindReportDir     Kind = "report_dir"          // <id>/report.json per instance
 	KindExperiments   Kind = "experiments_results" // SWE-bench/experiments results/results.json
+	KindFamilyReport  Kind = "family_report"       // another dataset family's verdict files (SWE-bench Pro's eval_results.json)
 )
 
 // Instance is one instance of one run.

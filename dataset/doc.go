@@ -6,7 +6,7 @@
 // Load takes one spec:
 //
 //   - a named dataset (Named): verified, lite, lite-dev, full, dev, multimodal, multilingual,
-//     smith, rebench. Each is a HuggingFace repository and split, fetched like hf: below. As in
+//     smith, rebench, pro. Each is a HuggingFace repository and split, fetched like hf: below. As in
 //     the SWE-bench harness 5.x, the SWE-bench names resolve to the SWE-bench/* repositories,
 //     which carry the harness-v5 columns: "verified" is SWE-bench/SWE-bench_Verified, split test.
 //     The princeton-nlp/* ids name older copies of the same datasets (CanonicalRepo maps them);
@@ -35,11 +35,20 @@
 // LoadOptions.Require checks the fields a run (ValidateForRun) or an evaluation
 // (ValidateForEval) needs.
 //
+// # Families
+//
+// A row belongs to a dataset family (LoadOptions.Families, the profiles of package family): a
+// named dataset's rows to its NamedDataset.Family (a row lacking one of the family's columns is
+// refused, naming it), other rows to the first family whose Match takes them, else to SWE-bench's
+// (Instance.Family ""). The family prepares the row: Instance.Task (the agent's task, when it is
+// not problem_statement), WorkDir (the repository in the image, when not /testbed), Image and
+// PreAgentCommands (run before the agent starts).
+//
 // # Completing rows for an evaluation
 //
 // A row is graded from its eval_script (harness v5, with log_parser and eval_type) or from its
-// install_config (SWE-rebench: test_cmd and log_parser). With LoadOptions.Complete, rows that
-// have neither get eval_script, log_parser and eval_type (and image_assets when missing) from the
+// install_config (SWE-rebench: test_cmd and log_parser). With LoadOptions.Complete, SWE-bench
+// rows that have neither get eval_script, log_parser and eval_type (and image_assets when missing) from the
 // official SWE-bench dataset that has a row with the same instance_id, base_commit and
 // test_patch: first the SWE-bench/* counterpart of the row's own hub dataset, then Verified,
 // Lite (test, dev), full (dev, test), Multilingual and Multimodal, each downloaded through the

@@ -28,7 +28,47 @@ type Instance struct {
 	LogParser  string `json:"log_parser"`  // e.g. "parse_log_pytest"
 	EvalType   string `json:"eval_type"`   // "pass_and_fail" or "fail_only"
 
+	// What the row's dataset family (see Family) set when it prepared the row; empty for the
+	// SWE-bench harness's family, whose rows are used as they are.
+	Family  string `json:"family,omitempty"`  // the family's name; "" is SWEbench
+	Task    string `json:"task,omitempty"`    // the agent's task when it is not problem_statement
+	WorkDir string `json:"workdir,omitempty"` // the repository in the image; "" is the config's cwd (/testbed)
+	// PreAgentCommands run in the agent's container, in order, after it starts and before the
+	// agent's first command (e.g. checking out the branch that holds the bug); each must exit 0.
+	PreAgentCommands []string `json:"pre_agent_commands,omitempty"`
+
 	Extra map[string]any `json:"-"`
+}
+
+// SWEbench is the name of the SWE-bench harness's family (the default), whose rows are graded
+// from their eval_script (or SWE-rebench's install_config) and completed from the official
+// SWE-bench datasets when they have neither.
+const SWEbench = "swebench"
+
+// FamilyName returns the row's family, SWEbench when the row has none.
+func (i *Instance) FamilyName() string {
+	if i.Family == "" {
+		return SWEbench
+	}
+	return i.Family
+}
+
+// TaskText returns what the agent is asked to do: the family's task text when it set one (SWE-bench
+// Pro adds the requirements and the new interfaces), else the problem statement.
+func (i *Instance) TaskText() string {
+	if i.Task != "" {
+		return i.Task
+	}
+	return i.ProblemStatement
+}
+
+// WorkingDir returns the directory commands run in: the family's working directory when it set
+// one (the repository in its images, e.g. /app), else def (the config's cwd).
+func (i *Instance) WorkingDir(def string) string {
+	if i.WorkDir != "" {
+		return i.WorkDir
+	}
+	return def
 }
 
 // Image template placeholders, for ImageName and DefaultImageTemplate:
@@ -180,7 +220,7 @@ func (i *Instance) ValidateForRun() error {
 	if i.InstanceID == "" {
 		errs = append(errs, &FieldError{"instance_id", "missing or empty"})
 	}
-	if strings.TrimSpace(i.ProblemStatement) == "" {
+	if strings.TrimSpace(i.TaskText()) == "" {
 		errs = append(errs, &FieldError{"problem_statement", "missing or empty: the agent has no task"})
 	}
 	return errors.Join(errs...)

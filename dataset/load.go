@@ -25,6 +25,9 @@ type NamedDataset struct {
 	Split       string `json:"split"`
 	Rows        int    `json:"rows"` // 0: varies between revisions
 	Description string `json:"description"`
+	// Family is the dataset family its rows are read as (a profile of package family, given to
+	// Load in LoadOptions.Families): a row that lacks one of the family's columns is refused.
+	Family string `json:"family,omitempty"`
 }
 
 // named lists the datasets known by a short name. The SWE-bench ones resolve like the SWE-bench
@@ -32,15 +35,16 @@ type NamedDataset struct {
 // SWE-bench/* repositories, which carry the harness-v5 columns; princeton-nlp/* ids are
 // older copies of the same datasets (see CanonicalRepo).
 var named = []NamedDataset{
-	{"verified", "SWE-bench/SWE-bench_Verified", "test", 500, "SWE-bench Verified: 500 human-validated Python tasks"},
-	{"lite", "SWE-bench/SWE-bench_Lite", "test", 300, "SWE-bench Lite test split: 300 self-contained tasks"},
-	{"lite-dev", "SWE-bench/SWE-bench_Lite", "dev", 23, "SWE-bench Lite dev split: 23 tasks, for trying things out"},
-	{"full", "SWE-bench/SWE-bench", "test", 2294, "SWE-bench test split: all 2,294 tasks"},
-	{"dev", "SWE-bench/SWE-bench", "dev", 225, "SWE-bench dev split: 225 tasks"},
-	{"multimodal", "SWE-bench/SWE-bench_Multimodal", "dev", 102, "SWE-bench Multimodal dev split: JavaScript tasks with images"},
-	{"multilingual", "SWE-bench/SWE-bench_Multilingual", "test", 300, "SWE-bench Multilingual: 300 tasks in 9 languages, 41 repositories"},
-	{"smith", "SWE-bench/SWE-smith", "train", 0, "SWE-smith: synthetic training tasks (rows carry image_name)"},
-	{"rebench", "nebius/SWE-rebench", "test", 0, "SWE-rebench: about 21,000 continuously collected tasks (rows carry install_config and docker_image)"},
+	{Name: "verified", HFRepo: "SWE-bench/SWE-bench_Verified", Split: "test", Rows: 500, Description: "SWE-bench Verified: 500 human-validated Python tasks", Family: SWEbench},
+	{Name: "lite", HFRepo: "SWE-bench/SWE-bench_Lite", Split: "test", Rows: 300, Description: "SWE-bench Lite test split: 300 self-contained tasks", Family: SWEbench},
+	{Name: "lite-dev", HFRepo: "SWE-bench/SWE-bench_Lite", Split: "dev", Rows: 23, Description: "SWE-bench Lite dev split: 23 tasks, for trying things out", Family: SWEbench},
+	{Name: "full", HFRepo: "SWE-bench/SWE-bench", Split: "test", Rows: 2294, Description: "SWE-bench test split: all 2,294 tasks", Family: SWEbench},
+	{Name: "dev", HFRepo: "SWE-bench/SWE-bench", Split: "dev", Rows: 225, Description: "SWE-bench dev split: 225 tasks", Family: SWEbench},
+	{Name: "multimodal", HFRepo: "SWE-bench/SWE-bench_Multimodal", Split: "dev", Rows: 102, Description: "SWE-bench Multimodal dev split: JavaScript tasks with images", Family: SWEbench},
+	{Name: "multilingual", HFRepo: "SWE-bench/SWE-bench_Multilingual", Split: "test", Rows: 300, Description: "SWE-bench Multilingual: 300 tasks in 9 languages, 41 repositories", Family: SWEbench},
+	{Name: "smith", HFRepo: "SWE-bench/SWE-smith", Split: "train", Description: "SWE-smith: synthetic training tasks (rows carry image_name)"},
+	{Name: "rebench", HFRepo: "nebius/SWE-rebench", Split: "test", Description: "SWE-rebench: about 21,000 continuously collected tasks (rows carry install_config and docker_image)", Family: SWEbench},
+	{Name: "pro", HFRepo: "ScaleAI/SWE-bench_Pro", Split: "test", Rows: 731, Description: "SWE-bench Pro (Scale AI): 731 long-horizon tasks in Python, Go, JavaScript and TypeScript, graded by its harness's per-instance scripts", Family: "pro"},
 }
 
 // officialRepos are the SWE-bench datasets published with the harness-v5 columns (eval_script,
@@ -110,6 +114,12 @@ type LoadOptions struct {
 	// one line per source goes to Progress. Rows that still have none make Load fail with a
 	// *NoEvalSourceError naming them.
 	Complete bool
+
+	// Families are the dataset families rows are read as (profiles of package family; cmd passes
+	// them all, in detection order). A named dataset's rows are read as its NamedDataset.Family;
+	// other rows as the first family whose Match takes them, else as SWE-bench rows. nil reads
+	// every row as a SWE-bench row.
+	Families []Family
 
 	Retries int // attempts after the first on network errors, 429 and 5xx; 0 → 4
 
@@ -387,7 +397,11 @@ func Load(ctx context.Context, spec string, opts LoadOptions) (*Loaded, error) {
 		src.Files = append(src.Files, f)
 		src.Rows += t.numRows()
 	}
-	insts, err := decode(ctx, tables, display, opts)
+	forced, err := forcedFamily(src, opts.Families)
+	if err != nil {
+		return nil, err
+	}
+	insts, err := decode(ctx, tables, display, forced, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -469,7 +483,7 @@ func openTable(p, name string, hub []hubFile, k int) (table, string, int64, erro
 }
 
 // decode reads the ids of every table, checks them, selects, then decodes the selected rows.
-func decode(ctx context.Context, tables []table, names []string, opts LoadOptions) ([]Instance, error) {
+func decode(ctx context.Context, tables []table, names []string, forced Family, opts LoadOptions) ([]Instance, error) {
 	type origin struct{ table, row int }
 	var ids []string
 	var where []origin
@@ -539,6 +553,9 @@ func decode(ctx context.Context, tables []table, names []string, opts LoadOption
 			inst := &insts[s]
 			inst.finish()
 			var verr []error
+			if err := prepare(inst, forced, opts.Families); err != nil {
+				verr = append(verr, err)
+			}
 			if opts.Require&RequireRun != 0 {
 				verr = append(verr, inst.ValidateForRun())
 			}

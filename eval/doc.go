@@ -35,6 +35,14 @@
 // eval.sh kept is the script with those restore commands, and the files are kept under
 // <id>/image_assets/.
 //
+// Families: the engine grades the rows of every dataset family (package family). A row of the
+// SWE-bench harness's family is graded the built-in way above; a row of another family
+// (Instance.Family) by its family.Grader, given by Options.Graders: the engine checks the
+// instances with it before any container starts, reuses the verdicts it left (resume), starts
+// the fresh sandbox of the instance's image in the instance's working directory, keeps
+// run_instance.log and the run report, and lets the grader run the family's commands, write the
+// harness's files per instance and, after the run, its run-level files (Finish).
+//
 // RegradeFromLogs grades existing logs without containers (the harness's or ours), and package
 // logparse holds the log parsers of every log_parser the datasets name.
 package eval

@@ -18,18 +18,15 @@ import (
 
 	"github.com/swebench-run/swebench-run/dataset"
 	"github.com/swebench-run/swebench-run/eval/logparse"
+	"github.com/swebench-run/swebench-run/family"
 	"github.com/swebench-run/swebench-run/results"
 )
 
-// Sandbox is a fresh container of an instance image, used for one evaluation.
+// Sandbox is a fresh container of an instance image, used for one evaluation: what a grader
+// uses of it (family.Sandbox: Exec in the instance's working directory, /testbed for SWE-bench,
+// and WriteFile), and Close.
 type Sandbox interface {
-	// Exec runs `bash -c cmd` in the container with working directory /testbed. The timeout is
-	// enforced inside the container (the process is killed there). output is stdout and stderr
-	// merged (possibly capped); timedOut reports that the timeout killed the command. err is for
-	// failures of the container or the daemon, not for a non-zero exit code.
-	Exec(ctx context.Context, cmd string, timeout time.Duration) (output string, exitCode int, timedOut bool, err error)
-	// WriteFile writes data to an absolute path in the container.
-	WriteFile(ctx context.Context, path string, data []byte) error
+	family.Sandbox
 	// Close stops and removes the container.
 	Close(ctx context.Context) error
 }
@@ -49,19 +46,22 @@ const (
 	containerEvalPath  = "/eval.sh"
 )
 
-// applyCommands are the harness's ways to apply a patch, tried in order; the tree is reset between
-// attempts because a failed --reject leaves partial changes behind.
-var applyCommands = []string{
-	"git apply --verbose " + containerPatchPath,
-	"git apply --verbose --reject " + containerPatchPath,
-	// --forward: an already-applied patch is left alone (the reverse check below then accepts
-	// it) instead of being reverse-applied, which --batch alone would do.
-	"patch --batch --forward --fuzz=5 -p1 -i " + containerPatchPath,
+// harnessApply is the harness's way to apply a patch: its commands tried in order, the tree reset
+// between attempts because a failed --reject leaves partial changes behind, and the reverse check.
+var harnessApply = family.PatchApply{
+	Commands: []string{
+		"git apply --verbose " + containerPatchPath,
+		"git apply --verbose --reject " + containerPatchPath,
+		// --forward: an already-applied patch is left alone (the reverse check then accepts
+		// it) instead of being reverse-applied, which --batch alone would do.
+		"patch --batch --forward --fuzz=5 -p1 -i " + containerPatchPath,
+	},
+	Reset:        "git checkout -- . ; git clean -fd",
+	ReverseCheck: "git apply --check --reverse " + containerPatchPath,
+	Timeout:      commandTimeout,
 }
 
 const (
-	resetTreeCommand    = "git checkout -- . ; git clean -fd"
-	reverseCheckCommand = "git apply --check --reverse " + containerPatchPath
 	// DefaultTimeout is the harness's default timeout of the eval script.
 	DefaultTimeout = 1800 * time.Second
 	// commandTimeout bounds each patch command.
@@ -96,8 +96,12 @@ type Options struct {
 	// (a first Ctrl-C); cancelling Run's context stops the running ones too (a second Ctrl-C).
 	Drain <-chan struct{}
 	// AssetClient downloads the image_assets of multimodal rows (default http.DefaultClient,
-	// with the harness's 60 s timeout per file).
+	// with the harness's 60 s timeout per file), and what other families' graders download.
 	AssetClient *http.Client
+	// Graders returns the grader of a dataset family (an instance's FamilyName); a nil func or
+	// a nil Grader grades the instance as the SWE-bench harness does (built in). cmd wires the
+	// family registry here.
+	Graders func(family string) family.Grader
 }
 
 // Evaluator evaluates predictions in fresh containers and writes the harness's files.
@@ -230,7 +234,7 @@ func (e *Evaluator) Run(ctx context.Context, insts []dataset.Instance, preds map
 			todo = append(todo, inst)
 		}
 	}
-	if err := CheckInstances(todo); err != nil {
+	if err := checkFamilies(todo, e.opts.Graders); err != nil {
 		return RunReport{}, nil, err
 	}
 
@@ -283,6 +287,9 @@ func (e *Evaluator) Run(ctx context.Context, insts []dataset.Instance, preds map
 	if runErr != nil {
 		return rep, list, runErr
 	}
+	if err := finishFamilies(e.opts.OutDir, insts, preds, results, e.opts.Graders); err != nil {
+		return rep, list, err
+	}
 	if _, err := WriteRunReport(e.opts.OutDir, ModelName(preds), e.opts.RunID, rep); err != nil {
 		return rep, list, err
 	}
@@ -304,6 +311,9 @@ func (e *Evaluator) Evaluate(ctx context.Context, inst dataset.Instance, pred Pr
 		res.Outcome = EmptyPatch
 		e.done(res)
 		return res, nil
+	}
+	if g := graderOf(inst, e.opts.Graders); g != nil {
+		return e.evaluateWith(ctx, g, inst, pred)
 	}
 	if err := CheckInstances([]dataset.Instance{inst}); err != nil {
 		return res, err
@@ -479,37 +489,11 @@ func (e *Evaluator) runInContainer(ctx context.Context, inst dataset.Instance, p
 	return res, err
 }
 
-// applyPatch applies /tmp/patch.diff with the harness's fallbacks. It reports whether the patch
-// is applied and the output of the last attempt; the error is for container failures.
+// applyPatch applies /tmp/patch.diff with the harness's fallbacks (family.ApplyPatch). It reports
+// whether the patch is applied and the output of the last attempt; the error is for container
+// failures.
 func applyPatch(ctx context.Context, sb Sandbox, ilog *strings.Builder) (bool, string, error) {
-	var last string
-	for i, cmd := range applyCommands {
-		if i > 0 {
-			if _, _, _, err := sb.Exec(ctx, resetTreeCommand, commandTimeout); err != nil {
-				return false, last, err
-			}
-		}
-		out, code, timedOut, err := sb.Exec(ctx, cmd, commandTimeout)
-		if err != nil {
-			return false, out, err
-		}
-		last = out
-		if code == 0 && !timedOut {
-			fmt.Fprintf(ilog, ">>>>> Applied Patch (%s):\n%s\n", cmd, out)
-			return true, out, nil
-		}
-		fmt.Fprintf(ilog, "Failed to apply patch to container (exit %d): %s\n%s\n", code, cmd, out)
-	}
-	// The chain may leave the patch fully applied while every command exited non-zero.
-	_, code, _, err := sb.Exec(ctx, reverseCheckCommand, commandTimeout)
-	if err != nil {
-		return false, last, err
-	}
-	if code == 0 {
-		fmt.Fprintf(ilog, ">>>>> Applied Patch: verified already applied\n")
-		return true, last, nil
-	}
-	return false, last, nil
+	return family.ApplyPatch(ctx, sb, harnessApply, ilog)
 }
 
 func firstLine(s string) string {

@@ -12,29 +12,14 @@ import (
 	"strings"
 
 	"github.com/swebench-run/swebench-run/dataset"
+	"github.com/swebench-run/swebench-run/family"
 )
 
 // GoldModel is the model name of gold predictions (the dataset's own patches).
 const GoldModel = "gold"
 
-// Prediction is one model patch to evaluate, in the harness's shape.
-type Prediction struct {
-	InstanceID      string  `json:"instance_id"`
-	ModelNameOrPath string  `json:"model_name_or_path"`
-	ModelPatch      *string `json:"model_patch"` // nil when the file had null
-}
-
-// Patch returns the patch text ("" when it was null).
-func (p Prediction) Patch() string {
-	if p.ModelPatch == nil {
-		return ""
-	}
-	return *p.ModelPatch
-}
-
-// Empty reports whether there is nothing to evaluate: the harness counts such predictions as
-// empty_patch and does not run them.
-func (p Prediction) Empty() bool { return p.ModelPatch == nil || *p.ModelPatch == "" }
+// Prediction is one model patch to evaluate, in the harness's shape (family.Prediction).
+type Prediction = family.Prediction
 
 // GoldPredictions returns the dataset's own patches as predictions of model "gold".
 func GoldPredictions(insts []dataset.Instance) map[string]Prediction {

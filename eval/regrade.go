@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/swebench-run/swebench-run/dataset"
+	"github.com/swebench-run/swebench-run/family"
 	"github.com/swebench-run/swebench-run/results"
 )
 
@@ -25,6 +26,9 @@ type RegradeOptions struct {
 	OutDir string
 	// RunID names the run report.
 	RunID string
+	// Graders returns the grader of a dataset family, as Options.Graders; nil grades every
+	// instance the SWE-bench harness's way.
+	Graders func(family string) family.Grader
 }
 
 // RegradeFromLogs grades existing test logs without containers and writes the reports as a normal
@@ -61,6 +65,9 @@ func RegradeFromLogs(opts RegradeOptions, insts []dataset.Instance, preds map[st
 		list = append(list, res)
 	}
 	rep := BuildRunReport(insts, preds, results)
+	if err := finishFamilies(opts.OutDir, insts, preds, results, opts.Graders); err != nil {
+		return rep, list, err
+	}
 	if _, err := WriteRunReport(opts.OutDir, ModelName(preds), opts.RunID, rep); err != nil {
 		return rep, list, err
 	}
@@ -86,9 +93,25 @@ func regradeOne(opts RegradeOptions, inst dataset.Instance, pred Prediction) (Re
 		res.Outcome = EmptyPatch
 		return res, nil
 	}
+	cands := logDirCandidates(opts.LogsDir, pred.ModelNameOrPath, opts.RunID)
+	if g := graderOf(inst, opts.Graders); g != nil {
+		dst := filepath.Join(opts.OutDir, inst.InstanceID)
+		if err := os.MkdirAll(dst, 0o755); err != nil {
+			return res, fmt.Errorf("regrade %s: %w", inst.InstanceID, err)
+		}
+		v, found, err := g.Regrade(inst, pred, cands, dst)
+		if err != nil {
+			return res, err
+		}
+		if !found {
+			res.Outcome, res.ErrorKind = Error, KindNoTestOutput
+			res.Reason = fmt.Sprintf("no log of %s under %s", inst.InstanceID, strings.Join(cands, ", "))
+			return res, nil
+		}
+		return resultOf(inst.InstanceID, v), nil
+	}
 	var srcDir string
 	var output []byte
-	cands := logDirCandidates(opts.LogsDir, pred.ModelNameOrPath, opts.RunID)
 	for _, c := range cands {
 		data, err := os.ReadFile(filepath.Join(c, inst.InstanceID, testOutputFile))
 		if err == nil {

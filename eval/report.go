@@ -8,10 +8,10 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
-	"strings"
 	"unicode/utf8"
 
 	"github.com/swebench-run/swebench-run/dataset"
+	"github.com/swebench-run/swebench-run/family"
 	"github.com/swebench-run/swebench-run/results"
 )
 
@@ -99,39 +99,34 @@ func ReadReport(path string) (InstanceReport, error) {
 	return r, nil
 }
 
-// Outcome is what became of one prediction in an evaluation.
-type Outcome string
+// Outcome is what became of one prediction in an evaluation (family.Outcome, shared by every
+// family's grader).
+type Outcome = family.Outcome
 
 // Outcomes of one prediction. Error is kept apart from Unresolved: it means the prediction could
 // not be graded (patch did not apply, image missing, container died, timeout, …), see ErrorKind.
 const (
-	Resolved   Outcome = "resolved"
-	Unresolved Outcome = "unresolved"
-	EmptyPatch Outcome = "empty_patch"
-	Error      Outcome = "error"
+	Resolved   = family.Resolved
+	Unresolved = family.Unresolved
+	EmptyPatch = family.EmptyPatch
+	Error      = family.Error
 )
 
-// ErrorKind classifies an Error outcome.
-type ErrorKind string
+// ErrorKind classifies an Error outcome (family.ErrorKind).
+type ErrorKind = family.ErrorKind
 
 // Error kinds. The infrastructure kinds (ImageMissing, Container, Timeout) say nothing about the
 // patch; PatchApplyFailed and NotADiff are the prediction's fault; Grading means the log could
 // not be read the harness's way.
 const (
-	KindImageMissing     ErrorKind = "image_missing"
-	KindContainer        ErrorKind = "container"
-	KindTimeout          ErrorKind = "timeout"
-	KindPatchApplyFailed ErrorKind = "patch_apply_failed"
-	KindNotADiff         ErrorKind = "not_a_diff"
-	KindGrading          ErrorKind = "grading"
-	KindNoTestOutput     ErrorKind = "no_test_output"
+	KindImageMissing     = family.KindImageMissing
+	KindContainer        = family.KindContainer
+	KindTimeout          = family.KindTimeout
+	KindPatchApplyFailed = family.KindPatchApplyFailed
+	KindNotADiff         = family.KindNotADiff
+	KindGrading          = family.KindGrading
+	KindNoTestOutput     = family.KindNoTestOutput
 )
-
-// Infrastructure reports whether the error is the environment's fault rather than the patch's:
-// such instances are worth retrying.
-func (k ErrorKind) Infrastructure() bool {
-	return k == KindImageMissing || k == KindContainer || k == KindTimeout
-}
 
 // Result is the evaluation of one prediction.
 type Result struct {
@@ -219,7 +214,7 @@ func BuildRunReport(insts []dataset.Instance, preds map[string]Prediction, resul
 
 // RunReportName is the harness's file name of a run report: <model with / → __>.<run_id>.json.
 func RunReportName(model, runID string) string {
-	return strings.ReplaceAll(model, "/", "__") + "." + runID + ".json"
+	return family.FileSafeModel(model) + "." + runID + ".json"
 }
 
 // WriteRunReport writes rep atomically into dir as RunReportName(model, runID) and returns the

@@ -26,8 +26,9 @@ const maxTestOutput = 64 << 20
 
 // Start implements Starter.
 func (s *SandboxStarter) Start(ctx context.Context, inst dataset.Instance, image string) (Sandbox, error) {
+	cwd := inst.WorkingDir(sandbox.DefaultCwd)
 	sb, err := s.Backend.Start(ctx, sandbox.Spec{
-		Image: image, RunID: s.RunID, InstanceID: inst.InstanceID, Role: "eval", Cwd: "/testbed", Limits: s.Limits,
+		Image: image, RunID: s.RunID, InstanceID: inst.InstanceID, Role: "eval", Cwd: cwd, Limits: s.Limits,
 	})
 	if err != nil {
 		if errors.Is(err, sandbox.ErrImageUnavailable) {
@@ -35,13 +36,16 @@ func (s *SandboxStarter) Start(ctx context.Context, inst dataset.Instance, image
 		}
 		return nil, err
 	}
-	return &evalSandbox{sb: sb}, nil
+	return &evalSandbox{sb: sb, cwd: cwd}, nil
 }
 
-type evalSandbox struct{ sb sandbox.Sandbox }
+type evalSandbox struct {
+	sb  sandbox.Sandbox
+	cwd string
+}
 
 func (b *evalSandbox) Exec(ctx context.Context, cmd string, timeout time.Duration) (string, int, bool, error) {
-	res, err := b.sb.Exec(ctx, cmd, sandbox.ExecOptions{Timeout: timeout, Cwd: "/testbed", MaxOutput: maxTestOutput})
+	res, err := b.sb.Exec(ctx, cmd, sandbox.ExecOptions{Timeout: timeout, Cwd: b.cwd, MaxOutput: maxTestOutput})
 	if err != nil {
 		return "", 0, false, err
 	}

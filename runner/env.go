@@ -34,8 +34,10 @@ type startingEnv struct {
 
 var _ agent.Env = (*startingEnv)(nil)
 
-// startContainer starts the instance's container in slot, in the background.
-func startContainer(ctx context.Context, slot sandbox.Slot, spec sandbox.Spec, cfg configs.Environment, startup string, log *slog.Logger) *startingEnv {
+// startContainer starts the instance's container in slot, in the background, then runs its
+// family's commands before the agent starts (preAgent) and the config's env_startup_command
+// (startup, "" for none), each of which must exit 0.
+func startContainer(ctx context.Context, slot sandbox.Slot, spec sandbox.Spec, cfg configs.Environment, preAgent []string, startup string, log *slog.Logger) *startingEnv {
 	s := &startingEnv{done: make(chan struct{})}
 	go func() {
 		defer close(s.done)
@@ -50,6 +52,16 @@ func startContainer(ctx context.Context, slot sandbox.Slot, spec sandbox.Spec, c
 		}
 		log.Info("container started", "container", c.Name())
 		s.env = newContainerEnv(c, cfg)
+		for _, cmd := range preAgent {
+			out, err := s.env.Execute(ctx, cmd)
+			if err == nil && out.ReturnCode != 0 {
+				err = fmt.Errorf("command before the agent starts (of the dataset's family) %q exited with %d: %s", cmd, out.ReturnCode, out.Output)
+			}
+			if err != nil {
+				s.err = &startError{status: StatusEnvStartupFailed, err: err}
+				return
+			}
+		}
 		if startup == "" {
 			return
 		}

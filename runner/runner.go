@@ -281,7 +281,12 @@ func runInstance(ctx context.Context, c *Cell, o *SweepOptions, inst dataset.Ins
 		return finish(StatusImageUnavailable, err, nil)
 	}
 	rec.Image, info.Image = image, image
+	env := c.Config.Environment
+	env.Cwd = inst.WorkingDir(env.Cwd) // the family's repository directory (SWE-bench Pro: /app)
 	vars := templateVars(inst, c.Config, image)
+	if inst.WorkDir != "" {
+		vars["cwd"] = env.Cwd
+	}
 	startup := ""
 	if cmd := c.Config.Run.EnvStartupCommand; cmd != "" {
 		if startup, err = renderer.Render("run.env_startup_command", cmd, vars); err != nil {
@@ -313,12 +318,11 @@ func runInstance(ctx context.Context, c *Cell, o *SweepOptions, inst dataset.Ins
 
 	log.Info("image ready", "image", image, "image_id", imageID, "host", rec.Host)
 	o.Progress.Event(Event{Cell: c.Name, Instance: id, Phase: PhaseStarting})
-	env := c.Config.Environment
 	// The container starts while the agent makes its first model call, which needs no
 	// container; the first command waits for it.
 	cenv := startContainer(ctx, slot, sandbox.Spec{
 		Image: image, RunID: c.RunID, InstanceID: id, Role: "agent", Cwd: env.Cwd, Limits: o.Limits,
-	}, env, startup, log)
+	}, env, inst.PreAgentCommands, startup, log)
 	cenv.onReady = func(c sandbox.Sandbox) { info.ContainerID = c.ID() }
 	defer func() {
 		// Teardown leaves the worker: it takes its next instance while the backend removes this
@@ -352,7 +356,7 @@ func runInstance(ctx context.Context, c *Cell, o *SweepOptions, inst dataset.Ins
 		return nil
 	}
 	o.Progress.Event(Event{Cell: c.Name, Instance: id, Phase: PhaseStep})
-	res, runErr := ag.Run(ctx, inst.ProblemStatement)
+	res, runErr := ag.Run(ctx, inst.TaskText())
 	if runErr != nil && isOutputError(runErr) {
 		return rec, nil, runErr
 	}

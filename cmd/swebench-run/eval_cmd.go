@@ -117,7 +117,7 @@ func runEval(ctx context.Context, stop <-chan struct{}, f *evalFlags, stdout, st
 	if sel.IDs, err = parseIDs(f.ids, "--instance-ids"); err != nil {
 		return err
 	}
-	loaded, err := dataset.Load(ctx, f.split, dataset.LoadOptions{Progress: stderr, Selection: &sel, Require: dataset.RequireEval, Complete: true})
+	loaded, err := dataset.Load(ctx, f.split, dataset.LoadOptions{Progress: stderr, Selection: &sel, Require: dataset.RequireEval, Complete: true, Families: families().Families()})
 	if err != nil {
 		return err
 	}
@@ -131,7 +131,7 @@ func runEval(ctx context.Context, stop <-chan struct{}, f *evalFlags, stdout, st
 	var preds map[string]eval.Prediction
 	if f.predsPath == "gold" {
 		preds = eval.GoldPredictions(insts)
-	} else if preds, err = eval.LoadPredictions(f.predsPath); err != nil {
+	} else if preds, err = families().LoadPredictions(f.predsPath); err != nil {
 		return err
 	}
 	if !sel.IsZero() {
@@ -156,7 +156,7 @@ func runEval(ctx context.Context, stop <-chan struct{}, f *evalFlags, stdout, st
 	var rep eval.RunReport
 	var results []eval.Result
 	if f.fromLogs != "" {
-		rep, results, err = eval.RegradeFromLogs(eval.RegradeOptions{LogsDir: f.fromLogs, OutDir: out, RunID: runID}, insts, preds)
+		rep, results, err = eval.RegradeFromLogs(eval.RegradeOptions{LogsDir: f.fromLogs, OutDir: out, RunID: runID, Graders: families().Grader}, insts, preds)
 		if err != nil {
 			return err
 		}
@@ -215,6 +215,7 @@ func newEvaluator(backend sandbox.Starter, out, runID string, workers int, timeo
 		Starter: &eval.SandboxStarter{Backend: backend, RunID: runID},
 		Image:   func(inst dataset.Instance) (string, error) { return inst.ImageName(imageTemplate) },
 		Logger:  slog.New(slog.DiscardHandler),
+		Graders: families().Grader,
 	})
 }
 

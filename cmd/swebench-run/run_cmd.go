@@ -269,7 +269,7 @@ func runBatch(ctx context.Context, stop <-chan struct{}, f *runFlags, stdout, st
 	if f.eval {
 		require = dataset.RequireEval
 	}
-	loaded, err := dataset.Load(ctx, f.split, dataset.LoadOptions{Progress: stderr, Selection: &f.sel, Require: require, Complete: f.eval})
+	loaded, err := dataset.Load(ctx, f.split, dataset.LoadOptions{Progress: stderr, Selection: &f.sel, Require: require, Complete: f.eval, Families: families().Families()})
 	if err != nil {
 		return err
 	}
@@ -401,6 +401,9 @@ func runBatch(ctx context.Context, stop <-chan struct{}, f *runFlags, stdout, st
 		time.Sleep(2 * time.Second)
 	}
 	printSummary(stderr, f.out, sum, out)
+	if err := exportFamilyPredictions(f.out, insts, out, stderr); err != nil {
+		fmt.Fprintln(stderr, "swebench-run: warning:", err)
+	}
 	if ev != nil && runErr == nil {
 		if err := reportEval(ctx, ev, insts, out, man.RunID, stdout); err != nil {
 			runErr = err

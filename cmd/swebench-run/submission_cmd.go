@@ -212,7 +212,7 @@ func gradingDataset(ctx context.Context, split submission.Split, spec string, st
 	if spec == "" {
 		spec = split.Dataset
 	}
-	l, err := dataset.Load(ctx, spec, dataset.LoadOptions{Progress: stderr, Require: dataset.RequireEval, Complete: true})
+	l, err := dataset.Load(ctx, spec, dataset.LoadOptions{Progress: stderr, Require: dataset.RequireEval, Complete: true, Families: families().Families()})
 	if err != nil {
 		return submission.Dataset{}, err
 	}

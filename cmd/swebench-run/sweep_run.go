@@ -123,7 +123,7 @@ func (p *sweepJob) prepare(ctx context.Context, stderr io.Writer) (*sweepState, 
 	}
 	for _, d := range p.Datasets {
 		sel := d.Selection
-		loaded, err := dataset.Load(ctx, d.Split, dataset.LoadOptions{Progress: stderr, Selection: &sel, Require: require, Complete: sf.Eval})
+		loaded, err := dataset.Load(ctx, d.Split, dataset.LoadOptions{Progress: stderr, Selection: &sel, Require: require, Complete: sf.Eval, Families: families().Families()})
 		if err != nil {
 			return nil, fmt.Errorf("%sdatasets[%d] (%s): %w", sf.DatasetAt(d.Index), d.Index, d.Name, err)
 		}

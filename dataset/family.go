@@ -1,0 +1,69 @@
+package dataset
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Family is what Load needs of a dataset family (a profile of package family, passed in
+// LoadOptions.Families): its name, how to recognise its rows, and how a row becomes one of its
+// instances.
+type Family interface {
+	// Name names the family (NamedDataset.Family, Instance.Family).
+	Name() string
+	// Match reports whether a decoded row is one of the family's, by the columns it has. Load
+	// asks the families in order and takes the first that matches; a row none matches is the
+	// SWE-bench harness's, used as it is.
+	Match(inst *Instance) bool
+	// Prepare makes a decoded row one of the family's instances: it reads the family's columns
+	// and sets Family-independent fields from them (Task, WorkDir, Image, PreAgentCommands,
+	// FailToPass …). A row that lacks a column the family needs, or holds a bad value, is a
+	// *FieldError naming the column (several joined with errors.Join), which Load reports with
+	// the file, row and instance.
+	Prepare(inst *Instance) error
+}
+
+// familyOf returns the family of a row: forced (the named dataset's family) when not nil, else the
+// first of fams that matches; nil when none does.
+func familyOf(inst *Instance, forced Family, fams []Family) Family {
+	if forced != nil {
+		return forced
+	}
+	for _, f := range fams {
+		if f.Match(inst) {
+			return f
+		}
+	}
+	return nil
+}
+
+// prepare applies the row's family to it.
+func prepare(inst *Instance, forced Family, fams []Family) error {
+	f := familyOf(inst, forced, fams)
+	if f == nil {
+		return nil
+	}
+	inst.Family = f.Name()
+	return f.Prepare(inst)
+}
+
+// forcedFamily returns the family a named dataset declares, from fams. A named dataset whose
+// family is not among fams is an error (the program was built without it); none is forced when
+// fams is empty (a caller that loads rows without families) or the dataset declares none.
+func forcedFamily(src Source, fams []Family) (Family, error) {
+	if src.Kind != "named" || len(fams) == 0 {
+		return nil, nil
+	}
+	d, ok := LookupNamed(src.Name)
+	if !ok || d.Family == "" {
+		return nil, nil
+	}
+	var names []string
+	for _, f := range fams {
+		if f.Name() == d.Family {
+			return f, nil
+		}
+		names = append(names, f.Name())
+	}
+	return nil, fmt.Errorf("dataset %s is of the %s family, which is not one of the families given (%s)", d.Name, d.Family, strings.Join(names, ", "))
+}

@@ -1,0 +1,114 @@
+package dataset
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// tagFamily is a family whose rows carry an x_tag column: its image is named after the tag, its
+// repository lives in /work, and its task adds the row's notes.
+type tagFamily struct{}
+
+func (tagFamily) Name() string { return "tag" }
+
+func (tagFamily) Match(inst *Instance) bool { _, ok := inst.Extra["x_tag"]; return ok }
+
+func (tagFamily) Prepare(inst *Instance) error {
+	tag, _ := inst.Extra["x_tag"].(string)
+	if tag == "" {
+		return &FieldError{"x_tag", "missing: a tag row names its image with it"}
+	}
+	inst.Image = "example/tags:" + tag
+	inst.WorkDir = "/work"
+	inst.Task = inst.ProblemStatement + "\n\nNotes:\n" + inst.Extra["notes"].(string)
+	inst.PreAgentCommands = []string{"git checkout " + tag}
+	return nil
+}
+
+func writeRows(t *testing.T, rows string) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), "rows.jsonl")
+	if err := os.WriteFile(p, []byte(rows), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// Rows are read as the first family that matches them; a row none matches is a SWE-bench row,
+// used as it is; without families every row is.
+func TestLoadFamilies(t *testing.T) {
+	p := writeRows(t, `{"instance_id": "a__b-1", "problem_statement": "Fix it.", "x_tag": "v1", "notes": "be quick"}
+{"instance_id": "a__b-2", "problem_statement": "Fix that.", "image": "plain:latest"}
+`)
+	l, err := Load(context.Background(), p, LoadOptions{Families: []Family{tagFamily{}}, Require: RequireRun})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := l.Instances
+	if got[0].Family != "tag" || got[0].Image != "example/tags:v1" || got[0].WorkingDir("/testbed") != "/work" ||
+		got[0].TaskText() != "Fix it.\n\nNotes:\nbe quick" || strings.Join(got[0].PreAgentCommands, ";") != "git checkout v1" {
+		t.Errorf("tag row: %+v", got[0])
+	}
+	if got[1].Family != "" || got[1].FamilyName() != SWEbench || got[1].Image != "plain:latest" ||
+		got[1].WorkingDir("/testbed") != "/testbed" || got[1].TaskText() != "Fix that." {
+		t.Errorf("SWE-bench row: %+v", got[1])
+	}
+	l, err = Load(context.Background(), p, LoadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if l.Instances[0].Family != "" || l.Instances[0].Task != "" {
+		t.Errorf("without families the row was prepared: %+v", l.Instances[0])
+	}
+}
+
+// A row the family cannot prepare is refused with the file, row, instance and the column.
+func TestLoadFamilyFieldError(t *testing.T) {
+	p := writeRows(t, `{"instance_id": "a__b-1", "problem_statement": "Fix it.", "x_tag": "", "notes": ""}
+`)
+	_, err := Load(context.Background(), p, LoadOptions{Families: []Family{tagFamily{}}})
+	var re *RowError
+	if !errors.As(err, &re) {
+		t.Fatalf("error %v, want a *RowError", err)
+	}
+	if re.Field != "x_tag" || re.InstanceID != "a__b-1" || re.Row != 1 || !strings.Contains(err.Error(), "names its image") {
+		t.Errorf("error %v: field %q, instance %q, row %d", err, re.Field, re.InstanceID, re.Row)
+	}
+}
+
+// A named dataset's rows are read as its family, whatever their columns; a named dataset whose
+// family the caller did not give is an error.
+func TestForcedFamily(t *testing.T) {
+	src := Source{Kind: "named", Name: "pro"}
+	proLike := namedFamily{tagFamily{}, "pro"}
+	f, err := forcedFamily(src, []Family{tagFamily{}, proLike})
+	if err != nil || f == nil || f.Name() != "pro" {
+		t.Fatalf("forced family %v, %v; want pro", f, err)
+	}
+	inst := &Instance{InstanceID: "x", Extra: map[string]any{}}
+	err = prepare(inst, f, nil)
+	var fe *FieldError
+	if !errors.As(err, &fe) || fe.Field != "x_tag" || inst.Family != "pro" {
+		t.Errorf("a row without the family's column: %v (family %q)", err, inst.Family)
+	}
+	if _, err := forcedFamily(src, []Family{tagFamily{}}); err == nil || !strings.Contains(err.Error(), "pro family") {
+		t.Errorf("a named dataset of a family not given: %v", err)
+	}
+	if f, err := forcedFamily(src, nil); f != nil || err != nil {
+		t.Errorf("without families nothing is forced: %v, %v", f, err)
+	}
+	if f, err := forcedFamily(Source{Kind: "file"}, []Family{proLike}); f != nil || err != nil {
+		t.Errorf("a file's rows are detected, not forced: %v, %v", f, err)
+	}
+}
+
+type namedFamily struct {
+	Family
+	name string
+}
+
+func (n namedFamily) Name() string { return n.name }

@@ -1,0 +1,27 @@
+package family
+
+// InstanceVerdict is one instance's verdict as a harness's verdict file gives it.
+type InstanceVerdict struct {
+	Outcome Outcome // Resolved, Unresolved, Error or EmptyPatch
+	Detail  string  // why, for an Error
+}
+
+// FolderVerdicts are the verdicts an evaluation folder (<dir>/<instance_id>/… and the harness's
+// run-level files beside them) holds in one harness's format.
+type FolderVerdicts struct {
+	Format   string                     // the format read, for messages ("SWE-bench Pro eval_results.json")
+	Verdicts map[string]InstanceVerdict // by instance id
+}
+
+// ReportReader reads the verdict files of one family's harness, for compare, report and stats.
+// Package family/all puts the readers of every family behind one function per form
+// (all.ReadEvalFolder, all.ReadReportFile).
+type ReportReader interface {
+	// ReadEvalFolder reads the verdicts of an evaluation folder laid out as the harness (or this
+	// tool's eval for the family) lays it out; ok is false when dir holds nothing of the format.
+	// An instance folder that shows an evaluation which produced no verdict is an Error.
+	ReadEvalFolder(dir string) (fv FolderVerdicts, ok bool, err error)
+	// ReadReportFile reads one verdict file given on its own (data is the content of path); ok
+	// is false when it is not of the harness's format, so that another reader is tried.
+	ReadReportFile(path string, data []byte) (fv FolderVerdicts, ok bool, err error)
+}

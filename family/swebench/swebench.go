@@ -1,0 +1,41 @@
+// Package swebench is the profile of the SWE-bench harness's family: the SWE-bench datasets
+// (Verified, Lite, full, Multilingual, Multimodal), SWE-rebench v1 and any row with their columns.
+// Its rows are used as they are (their image, /testbed, problem_statement), they are graded by
+// eval's built-in engine exactly as the SWE-bench harness grades them (a row's eval_script, or
+// the script SWE-rebench's harness fork builds from its install_config), predictions are the
+// run's own preds.json, and verdicts are report.json and the run report, which compare reads
+// itself. It is also the family of every row no other profile recognises.
+package swebench
+
+import (
+	"github.com/swebench-run/swebench-run/dataset"
+	"github.com/swebench-run/swebench-run/family"
+)
+
+// Profile is the SWE-bench harness's family.
+type Profile struct{}
+
+var _ family.Profile = Profile{}
+
+// Name implements dataset.Family.
+func (Profile) Name() string { return dataset.SWEbench }
+
+// Title implements family.Profile.
+func (Profile) Title() string { return "SWE-bench" }
+
+// Match implements dataset.Family: no row is recognised as SWE-bench's by its columns; a row that
+// no other family takes is SWE-bench's (the default).
+func (Profile) Match(*dataset.Instance) bool { return false }
+
+// Prepare implements dataset.Family: SWE-bench rows are used as they are (validated by
+// dataset.LoadOptions.Require).
+func (Profile) Prepare(*dataset.Instance) error { return nil }
+
+// Grader implements family.Profile: nil, eval's built-in grading.
+func (Profile) Grader() family.Grader { return nil }
+
+// ExportPredictions implements family.Profile: the harness and sb-cli take the run's preds.json.
+func (Profile) ExportPredictions([]family.Prediction) (string, []byte, error) { return "", nil, nil }
+
+// Reports implements family.Profile: report.json and the run report are compare's own forms.
+func (Profile) Reports() family.ReportReader { return nil }
