@@ -237,6 +237,9 @@ func readEvalFolder(dir string) (*evalFolder, error) {
 	if err != nil {
 		return nil, fmt.Errorf("evaluation folder %s: %w", dir, err)
 	}
+	// A report.json that is not SWE-bench's may be another family's (SWE-smith writes its own
+	// report.json per instance): it is an error only when no family reads the folder's instance.
+	unread := map[string]error{}
 	for _, e := range entries {
 		if !e.IsDir() {
 			continue
@@ -248,7 +251,8 @@ func readEvalFolder(dir string) (*evalFolder, error) {
 			continue
 		}
 		if err != nil {
-			return nil, fmt.Errorf("%w; expected the harness's {\"<instance_id>\": {\"resolved\": …}}", err)
+			unread[e.Name()] = fmt.Errorf("%w; expected the harness's {\"<instance_id>\": {\"resolved\": …}}", err)
+			continue
 		}
 		if rep.InstanceID != e.Name() {
 			return nil, fmt.Errorf("%s is the report of %s, not of %s", p, rep.InstanceID, e.Name())
@@ -264,8 +268,17 @@ func readEvalFolder(dir string) (*evalFolder, error) {
 			if _, ok := f.reports[id]; !ok {
 				f.family[id] = v
 				delete(f.tried, id)
+				delete(unread, id)
 			}
 		}
+	}
+	if len(unread) > 0 {
+		ids := make([]string, 0, len(unread))
+		for id := range unread {
+			ids = append(ids, id)
+		}
+		sort.Strings(ids)
+		return nil, unread[ids[0]]
 	}
 	return f, nil
 }

@@ -42,7 +42,11 @@ var named = []NamedDataset{
 	{Name: "dev", HFRepo: "SWE-bench/SWE-bench", Split: "dev", Rows: 225, Description: "SWE-bench dev split: 225 tasks", Family: SWEbench},
 	{Name: "multimodal", HFRepo: "SWE-bench/SWE-bench_Multimodal", Split: "dev", Rows: 102, Description: "SWE-bench Multimodal dev split: JavaScript tasks with images", Family: SWEbench},
 	{Name: "multilingual", HFRepo: "SWE-bench/SWE-bench_Multilingual", Split: "test", Rows: 300, Description: "SWE-bench Multilingual: 300 tasks in 9 languages, 41 repositories", Family: SWEbench},
-	{Name: "smith", HFRepo: "SWE-bench/SWE-smith", Split: "train", Description: "SWE-smith: synthetic training tasks (rows carry image_name)"},
+	{Name: "smith", HFRepo: "SWE-bench/SWE-smith", Split: "train", Description: "SWE-smith: synthetic tasks in 543 repositories, the bug on a branch per instance", Family: "smith"},
+	{Name: "rebench-v2", HFRepo: "nebius/SWE-rebench-V2", Split: "train", Description: "SWE-rebench-V2: about 32,000 tasks in 20 languages (rows carry install_config and image_name)", Family: "rebench-v2"},
+	{Name: "polybench", HFRepo: "AmazonScience/SWE-PolyBench", Split: "test", Rows: 2110, Description: "SWE-PolyBench: 2,110 tasks in Java, JavaScript, TypeScript and Python", Family: "polybench"},
+	{Name: "polybench-500", HFRepo: "AmazonScience/SWE-PolyBench_500", Split: "test", Rows: 500, Description: "SWE-PolyBench 500: a stratified subset", Family: "polybench"},
+	{Name: "polybench-verified", HFRepo: "AmazonScience/SWE-PolyBench_Verified", Split: "test", Rows: 382, Description: "SWE-PolyBench Verified: 382 validated tasks", Family: "polybench"},
 	{Name: "rebench", HFRepo: "nebius/SWE-rebench", Split: "test", Description: "SWE-rebench: about 21,000 continuously collected tasks (rows carry install_config and docker_image)", Family: SWEbench},
 	{Name: "pro", HFRepo: "ScaleAI/SWE-bench_Pro", Split: "test", Rows: 731, Description: "SWE-bench Pro (Scale AI): 731 long-horizon tasks in Python, Go, JavaScript and TypeScript, graded by its harness's per-instance scripts", Family: "pro"},
 }

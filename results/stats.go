@@ -158,6 +158,9 @@ func evalStats(dir string, instances int) (*EvalStats, error) {
 			Applied  bool `json:"patch_successfully_applied"`
 		}
 		if err := json.Unmarshal(data, &rep); err != nil {
+			if json.Valid(data) {
+				continue // another dataset family's report.json (SWE-smith's): see AddVerdicts
+			}
 			return nil, fmt.Errorf("%s: not a harness report: %w", p, err)
 		}
 		for _, r := range rep {
@@ -172,10 +175,33 @@ func evalStats(dir string, instances int) (*EvalStats, error) {
 			}
 		}
 	}
+	if es.Evaluated == 0 {
+		return nil, nil
+	}
 	if instances > 0 {
 		es.Rate = float64(es.Resolved) / float64(instances)
 	}
 	return es, nil
+}
+
+// AddVerdicts counts the verdicts of instances graded in another dataset family's harness format
+// (read by the caller, which knows the families: family/all.ReadEvalFolder) into the
+// evaluation statistics: resolved and unresolved among evaluated, applied the patches that
+// applied.
+func (st *Stats) AddVerdicts(resolved, unresolved, applied int) {
+	if resolved+unresolved == 0 {
+		return
+	}
+	if st.Eval == nil {
+		st.Eval = &EvalStats{}
+	}
+	st.Eval.Evaluated += resolved + unresolved
+	st.Eval.Resolved += resolved
+	st.Eval.Unresolved += unresolved
+	st.Eval.Applied += applied
+	if n := st.Instances - len(st.Unfinished); n > 0 {
+		st.Eval.Rate = float64(st.Eval.Resolved) / float64(n)
+	}
 }
 
 func dist(v []float64) Dist {

@@ -17,6 +17,9 @@ import (
 	"github.com/swebench-run/swebench-run/dataset"
 	"github.com/swebench-run/swebench-run/eval"
 	"github.com/swebench-run/swebench-run/family"
+	"github.com/swebench-run/swebench-run/family/polybench"
+	"github.com/swebench-run/swebench-run/family/rebenchv2"
+	"github.com/swebench-run/swebench-run/family/smith"
 	"github.com/swebench-run/swebench-run/family/swebench"
 	"github.com/swebench-run/swebench-run/results"
 )
@@ -44,6 +47,9 @@ type Registry struct {
 // New returns the registry of every family.
 func New(o Options) *Registry {
 	return &Registry{profiles: []family.Profile{
+		rebenchv2.Profile{},
+		polybench.Profile{},
+		smith.FamilyProfile{},
 		swebench.Profile{},
 	}}
 }
