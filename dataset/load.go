@@ -298,7 +298,14 @@ func (o LoadOptions) hub() *hubClient {
 	return h
 }
 
-// CacheDir returns the HuggingFace hub cache directory Load uses with these options.
+// HubCacheDir returns the HuggingFace hub cache directory Load uses with these options (its own
+// files go under swebench-run/ there).
+func (o LoadOptions) HubCacheDir() string { return o.cacheDir() }
+
+// IsOffline reports whether Load uses the cache only: Offline, or HF_HUB_OFFLINE set.
+func (o LoadOptions) IsOffline() bool { return o.Offline || envTrue("HF_HUB_OFFLINE") }
+
+// cacheDir returns the HuggingFace hub cache directory Load uses with these options.
 func (o LoadOptions) cacheDir() string {
 	if o.CacheDir != "" {
 		return o.CacheDir

@@ -24,10 +24,11 @@ const (
 // ErrorKind classifies an Error outcome.
 type ErrorKind string
 
-// Error kinds. The infrastructure kinds (ImageMissing, Container, Timeout) say nothing about the
-// patch; PatchApplyFailed and NotADiff are the prediction's fault; Grading means the log could
-// not be read the harness's way; NoTestOutput that the tests left no output to grade.
+// Error kinds. The infrastructure kinds (ImageMissing, Container, Timeout, Assets) say nothing
+// about the patch; PatchApplyFailed and NotADiff are the prediction's fault; Grading means the log
+// could not be read the harness's way; NoTestOutput that the tests left no output to grade.
 const (
+	KindAssets           ErrorKind = "assets" // grading files the harness keeps outside its rows could not be had
 	KindImageMissing     ErrorKind = "image_missing"
 	KindContainer        ErrorKind = "container"
 	KindTimeout          ErrorKind = "timeout"
@@ -40,7 +41,7 @@ const (
 // Infrastructure reports whether the error is the environment's fault rather than the patch's:
 // such instances are worth retrying.
 func (k ErrorKind) Infrastructure() bool {
-	return k == KindImageMissing || k == KindContainer || k == KindTimeout
+	return k == KindImageMissing || k == KindContainer || k == KindTimeout || k == KindAssets
 }
 
 // Verdict is a grader's grade of one prediction.

@@ -18,6 +18,7 @@ import (
 	"github.com/swebench-run/swebench-run/eval"
 	"github.com/swebench-run/swebench-run/family"
 	"github.com/swebench-run/swebench-run/family/polybench"
+	"github.com/swebench-run/swebench-run/family/pro"
 	"github.com/swebench-run/swebench-run/family/rebenchv2"
 	"github.com/swebench-run/swebench-run/family/smith"
 	"github.com/swebench-run/swebench-run/family/swebench"
@@ -46,7 +47,13 @@ type Registry struct {
 
 // New returns the registry of every family.
 func New(o Options) *Registry {
+	hub := dataset.LoadOptions{Offline: o.Offline}
+	if o.AssetCache == "" {
+		o.AssetCache = filepath.Join(hub.HubCacheDir(), "swebench-run", "assets")
+	}
+	assets := &family.AssetStore{Dir: o.AssetCache, Offline: hub.IsOffline(), HTTP: o.HTTP}
 	return &Registry{profiles: []family.Profile{
+		pro.New(pro.Options{Assets: assets, ScriptsDir: o.ProScripts}),
 		rebenchv2.Profile{},
 		polybench.Profile{},
 		smith.FamilyProfile{},
