@@ -234,7 +234,7 @@ func (e *Evaluator) Run(ctx context.Context, insts []dataset.Instance, preds map
 			todo = append(todo, inst)
 		}
 	}
-	if err := checkFamilies(todo, e.opts.Graders); err != nil {
+	if err := CheckFamilies(todo, e.opts.Graders); err != nil {
 		return RunReport{}, nil, err
 	}
 

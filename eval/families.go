@@ -29,9 +29,9 @@ func graderOf(inst dataset.Instance, graders func(string) family.Grader) family.
 	return graders(inst.FamilyName())
 }
 
-// checkFamilies checks, before any container starts, that every instance can be graded by its
-// family's grader (CheckInstances for the built-in one).
-func checkFamilies(insts []dataset.Instance, graders func(string) family.Grader) error {
+// CheckFamilies checks, before any container starts, that every instance can be graded by its
+// family's grader (graders as Options.Graders; CheckInstances for the built-in grading).
+func CheckFamilies(insts []dataset.Instance, graders func(string) family.Grader) error {
 	byFamily := map[string][]dataset.Instance{}
 	var names []string
 	for _, inst := range insts {

@@ -281,7 +281,7 @@ func runBatch(ctx context.Context, stop <-chan struct{}, f *runFlags, stdout, st
 	}
 	if f.eval {
 		// Refuse before any model call, not when the first prediction is graded.
-		if err := eval.CheckInstances(insts); err != nil {
+		if err := eval.CheckFamilies(insts, families().Grader); err != nil {
 			return err
 		}
 	}

@@ -138,7 +138,7 @@ func (p *sweepJob) prepare(ctx context.Context, stderr io.Writer) (*sweepState, 
 			}
 		}
 		if sf.Eval {
-			if err := eval.CheckInstances(loaded.Instances); err != nil {
+			if err := eval.CheckFamilies(loaded.Instances, families().Grader); err != nil {
 				return nil, fmt.Errorf("%sdatasets[%d] (%s): %w", sf.DatasetAt(d.Index), d.Index, d.Name, err)
 			}
 		}

@@ -318,11 +318,14 @@ func (grader) Finish(outDir string, preds map[string]family.Prediction, verdicts
 			outs = append(outs, o)
 			continue
 		}
-		if v, ok := verdicts[id]; ok {
-			if o, isOut := v.Report.(Output); isOut {
-				outs = append(outs, o)
-			}
+		o, err := ReadResult(ResultPath(filepath.Join(outDir, id), id))
+		if errors.Is(err, fs.ErrNotExist) {
+			continue // not graded: an error of the evaluation, which the harness would not count either
 		}
+		if err != nil {
+			return err
+		}
+		outs = append(outs, o)
 	}
 	b, err := pytext.JSONDumps(aggregate(outs), 4, true)
 	if err != nil {

@@ -283,13 +283,11 @@ func (grader) Finish(outDir string, preds map[string]family.Prediction, verdicts
 	sort.Strings(ids)
 	rep := EvalReport{AllOK: true, Items: []ReportItem{}}
 	for _, id := range ids {
-		var it ReportItem
-		if v, ok := verdicts[id]; ok {
-			if x, isItem := v.Report.(ReportItem); isItem {
-				it = x
-			}
+		it, err := readItem(filepath.Join(outDir, id, ItemFile))
+		if err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return err
 		}
-		if it.InstanceID == "" {
+		if err != nil {
 			// Empty predictions and instances that produced no item, as the harness records them.
 			reason := "No outcome produced."
 			if preds[id].Empty() {

@@ -44,9 +44,15 @@ func (FamilyProfile) Match(inst *dataset.Instance) bool {
 	return strings.HasPrefix(img, "swesmith.")
 }
 
+// BugPatchColumn keeps a row's own patch column, the diff that introduces the bug, once Prepare
+// has made Patch its reverse.
+const BugPatchColumn = "bug_patch"
+
 // Prepare implements dataset.Family: the profile's image (the row's image_name when it names a
 // registry), /testbed, and the instance's branch checked out before the agent starts, so that the
-// agent sees the bug.
+// agent sees the bug. A SWE-smith row's patch introduces the bug (the harness applies it with
+// --reverse to evaluate gold): Patch becomes its reverse, the fix, as in every other dataset, and
+// the row's diff is kept under BugPatchColumn.
 func (FamilyProfile) Prepare(inst *dataset.Instance) error {
 	p, err := ProfileFor(*inst)
 	if err != nil {
@@ -55,6 +61,17 @@ func (FamilyProfile) Prepare(inst *dataset.Instance) error {
 	inst.Image = Image(*inst, p)
 	inst.WorkDir = Workdir
 	inst.PreAgentCommands = []string{AgentStart(inst.InstanceID)}
+	if _, done := inst.Extra[BugPatchColumn]; !done && inst.Patch != "" {
+		fix, err := ReverseDiff(inst.Patch)
+		if err != nil {
+			return &dataset.FieldError{Field: "patch", Reason: err.Error()}
+		}
+		if inst.Extra == nil {
+			inst.Extra = map[string]any{}
+		}
+		inst.Extra[BugPatchColumn] = inst.Patch
+		inst.Patch = fix
+	}
 	return nil
 }
 

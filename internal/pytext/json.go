@@ -7,49 +7,26 @@ import (
 	"unicode/utf8"
 )
 
-// JSONDumps encodes v as Python's json.dumps(v, indent=indent, ensure_ascii=ensureASCII) does:
-// indent spaces per level (0: one line with ", " and ": " separators), no HTML escaping, with
+// JSONDumps encodes v as Python's json.dumps(v, indent=indent, ensure_ascii=ensureASCII) does
+// for indent > 0: indent spaces per level, ", " and ": " separators, no HTML escaping, with
 // ensureASCII every non-ASCII character as a \uXXXX escape (surrogate pairs beyond the BMP), no
 // final newline. Struct fields keep their order, as a Python dict keeps its keys'.
 func JSONDumps(v any, indent int, ensureASCII bool) ([]byte, error) {
+	if indent <= 0 {
+		return nil, fmt.Errorf("JSONDumps: indent %d: only indented output is supported", indent)
+	}
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)
-	if indent > 0 {
-		enc.SetIndent("", string(bytes.Repeat([]byte(" "), indent)))
-	}
+	enc.SetIndent("", string(bytes.Repeat([]byte(" "), indent)))
 	if err := enc.Encode(v); err != nil {
 		return nil, err
 	}
 	b := bytes.TrimSuffix(buf.Bytes(), []byte("\n"))
-	if indent == 0 {
-		b = spaceSeparators(b)
-	}
 	if ensureASCII {
 		b = asciiEscape(b)
 	}
 	return b, nil
-}
-
-// spaceSeparators turns Go's compact "," and ":" between JSON tokens into Python's ", " and
-// ": ", leaving string contents alone.
-func spaceSeparators(b []byte) []byte {
-	out := make([]byte, 0, len(b)+len(b)/8)
-	inString, escaped := false, false
-	for _, c := range b {
-		out = append(out, c)
-		switch {
-		case inString && escaped:
-			escaped = false
-		case inString && c == '\\':
-			escaped = true
-		case c == '"':
-			inString = !inString
-		case !inString && (c == ',' || c == ':'):
-			out = append(out, ' ')
-		}
-	}
-	return out
 }
 
 // asciiEscape replaces every non-ASCII character of a JSON text (which Go only puts inside string
