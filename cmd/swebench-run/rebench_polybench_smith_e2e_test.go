@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"os"
 	"os/exec"
@@ -270,5 +271,33 @@ func TestPolyBenchPublishedSubmission(t *testing.T) {
 	pages, _ := filepath.Glob(filepath.Join(site, "data", "i", "*", "*.js"))
 	if _, err := os.Stat(filepath.Join(site, "index.html")); err != nil || len(pages) != 382 {
 		t.Errorf("report: %d instance pages, want 382 (%v)", len(pages), err)
+	}
+}
+
+// `eval --from-logs` on SWE-smith's own evaluation folder (tests/test_logs/run_evaluation of
+// SWE-bench/SWE-smith: <id>/test_output.txt in the harness's layout) regrades the instance whose
+// dataset row is published with it (pandas-dev__pandas.95280573.pr_53652) as the harness did:
+// resolved, with a report.json in the harness's form.
+func TestSmithRegradeHarnessLogs(t *testing.T) {
+	base := []string{"more-datasets", "swe-smith", "tests", "test_logs"}
+	row := readFileT(t, testenv.Fixtures(t, append(base, "pandas-dev__pandas.95280573.pr_53652.json")...))
+	logs := filepath.Dir(testenv.Fixtures(t, append(base, "run_evaluation", "pandas-dev__pandas.95280573.pr_53652", "test_output.txt")...))
+	dir := t.TempDir()
+	split := filepath.Join(dir, "row.jsonl")
+	var compact bytes.Buffer
+	if err := json.Compact(&compact, row); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(split, []byte(compact.String()+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "regraded")
+	code, stdout, stderr := runCLI(t, "eval", "--predictions", "gold", "--split", split, "--from-logs", filepath.Dir(logs), "-o", out, "--run-id", "r")
+	if code != 0 || !strings.Contains(stdout, "1 resolved") {
+		t.Fatalf("eval --from-logs: exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	r, err := smith.ReadReport(filepath.Join(out, "pandas-dev__pandas.95280573.pr_53652", smith.ReportFile))
+	if err != nil || !r.Resolved || r.TestsStatus == nil || len(r.TestsStatus.FailToPass.Success) != 2 || len(r.TestsStatus.PassToPass.Success) != 9 {
+		t.Errorf("report.json: %+v, %v", r, err)
 	}
 }

@@ -1,6 +1,8 @@
 package polybench
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -43,5 +45,30 @@ func TestProfileRows(t *testing.T) {
 	name, data, err := p.ExportPredictions([]family.Prediction{{InstanceID: "a", ModelNameOrPath: "m", ModelPatch: &fix}})
 	if err != nil || name != PredictionsFile || string(data) != `{"instance_id":"a","model_patch":"diff","model_name_or_path":"m"}`+"\n" {
 		t.Errorf("ExportPredictions: %s %s %v", name, data, err)
+	}
+}
+
+// Regrading reads the harness's own run log layout (run_logs_<language>/<id>_run.log) and writes
+// <id>_result.json.
+func TestRegradeHarnessLog(t *testing.T) {
+	inst := polyRow()
+	inst.Extra["P2P"] = "[]"
+	logs := t.TempDir()
+	runLogs := filepath.Join(logs, "run_logs_java")
+	if err := os.MkdirAll(runLogs, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	report := `<testsuite name="com.google.gson.internal.bind.JsonTreeReaderTest"><testcase name="testSkipValue_emptyJsonObject" classname="com.google.gson.internal.bind.JsonTreeReaderTest"/></testsuite>`
+	if err := os.WriteFile(filepath.Join(runLogs, RunLogFile(inst.InstanceID)), []byte(RunLog("+ mvn test\n", report+"\n", 0)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := t.TempDir()
+	v, found, err := grader{}.Regrade(inst, family.Prediction{InstanceID: inst.InstanceID}, []string{logs}, out)
+	if err != nil || !found || v.Outcome != family.Resolved {
+		t.Fatalf("got %+v, found %v, %v", v, found, err)
+	}
+	o, err := ReadResult(ResultPath(out, inst.InstanceID))
+	if err != nil || !o.Resolved || !o.WithLogs || len(o.PassedTests) != 1 {
+		t.Errorf("result %+v, %v", o, err)
 	}
 }

@@ -1,6 +1,7 @@
 package rebenchv2
 
 import (
+	"context"
 	"errors"
 	"os"
 	"path/filepath"
@@ -9,6 +10,7 @@ import (
 
 	"github.com/swebench-run/swebench-run/dataset"
 	"github.com/swebench-run/swebench-run/family"
+	"github.com/swebench-run/swebench-run/internal/testenv"
 )
 
 func TestProfileRows(t *testing.T) {
@@ -79,3 +81,27 @@ func TestReportReaders(t *testing.T) {
 }
 
 func strp(s string) *string { return &s }
+
+// Regrading reads the harness's own log layout (logs/<id>_log.txt) and writes this tool's files.
+func TestRegradeHarnessLog(t *testing.T) {
+	task := sampleTask(t)
+	l, _ := dataset.Load(context.Background(), testenv.Fixtures(t, "more-datasets", "swe-rebench-v2", "sample.json"), dataset.LoadOptions{})
+	inst := l.Instances[0]
+	logs := t.TempDir()
+	all := append(append([]string{}, task.PassToPass...), task.FailToPass...)
+	if err := os.WriteFile(filepath.Join(logs, LogFile(inst.InstanceID)), []byte(automakeLog(all, nil)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := t.TempDir()
+	v, found, err := grader{}.Regrade(inst, family.Prediction{InstanceID: inst.InstanceID, ModelPatch: strp(inst.Patch)}, []string{t.TempDir(), logs}, out)
+	if err != nil || !found || v.Outcome != family.Resolved {
+		t.Fatalf("got %+v, found %v, %v", v, found, err)
+	}
+	it, err := readItem(filepath.Join(out, ItemFile))
+	if err != nil || !it.Resolved() || it.ExitCode != nil {
+		t.Errorf("item %+v, %v (a regrade does not know the exit code)", it, err)
+	}
+	if _, found, _ := (grader{}).Regrade(inst, family.Prediction{}, []string{t.TempDir()}, out); found {
+		t.Error("found a log where there is none")
+	}
+}

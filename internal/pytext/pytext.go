@@ -32,14 +32,8 @@ func RStrip(s string) string { return strings.TrimRightFunc(s, IsSpace) }
 // Indent is len(s) - len(s.lstrip()) in Python: the leading whitespace, counted in characters.
 func Indent(s string) int { return utf8.RuneCountInString(s) - utf8.RuneCountInString(LStrip(s)) }
 
-// Len is Python's len(s): characters, not bytes.
-func Len(s string) int { return utf8.RuneCountInString(s) }
-
 // Lines is Python's s.split("\n").
 func Lines(s string) []string { return strings.Split(s, "\n") }
-
-// SplitN is Python's s.split(sep, n) for n >= 0 (at most n splits).
-func SplitN(s, sep string, n int) []string { return strings.SplitN(s, sep, n+1) }
 
 // lineBoundary reports whether r ends a line for str.splitlines.
 func lineBoundary(r rune) bool {
@@ -93,17 +87,6 @@ func IsDigit(s string) bool {
 // \w \W (internal/pyre). Flags go in the pattern: (?m) for re.MULTILINE, (?s) for re.DOTALL,
 // (?i) for re.IGNORECASE. Use it with FindStringSubmatch for re.search.
 func Re(pattern string) *regexp.Regexp { return regexp.MustCompile(pyre.Translate(pattern)) }
-
-// MatchRe compiles a pattern for re.match: anchored at the start of the text, as Python's
-// re.match(pattern, s) is, whatever alternatives the pattern has. flags are Go flag letters
-// ("i", "s", "m"), or "".
-func MatchRe(pattern, flags string) *regexp.Regexp {
-	prefix := ""
-	if flags != "" {
-		prefix = "(?" + flags + ")"
-	}
-	return regexp.MustCompile(prefix + `^(?:` + pyre.Translate(pattern) + `)`)
-}
 
 // Int is Python's int(s) for the digits a `\d+` group matched (Unicode decimal digits, which
 // Python's int accepts too); it saturates instead of growing without bound.
