@@ -10,10 +10,11 @@ DEMO_KUBE_OUT ?= runs/demo-kube
 build:
 	$(GO) build -ldflags "-X main.version=$(VERSION)" -o $(BIN) ./cmd/swebench-run
 
-# Test images (base + demo instances, and the SWE-rebench-V2, SWE-PolyBench and SWE-smith demo
-# images), built offline from Debian packages and cached.
+# Test images (base + demo instances, and the SWE-bench Pro, SWE-rebench-V2, SWE-PolyBench and
+# SWE-smith demo images), built offline from Debian packages and cached.
 images:
 	scripts/build-demo-images.sh
+	scripts/build-pro-image.sh
 	scripts/build-rebench-polybench-smith-images.sh
 
 # The whole suite: unit tests and integration tests against the real Docker engine. Runs

@@ -3,6 +3,8 @@ package compare
 import (
 	"sort"
 	"strings"
+
+	"github.com/swebench-run/swebench-run/family/all"
 )
 
 // Verdict is what became of one instance in one run, as far as a comparison is concerned.
@@ -143,9 +145,13 @@ func instancesFrom(m map[string]*Instance) []Instance {
 	return out
 }
 
-// RepoOf derives the repository of a SWE-bench instance id: "owner__name-1234" → "owner/name".
-// An id of another shape is its own repository.
+// RepoOf derives the repository of a SWE-bench instance id: "owner__name-1234" → "owner/name",
+// or of another dataset family's id shape (family/all.RepoOf: SWE-bench Pro's). An id of another
+// shape is its own repository.
 func RepoOf(id string) string {
+	if repo, ok := all.RepoOf(id); ok {
+		return repo
+	}
 	owner, rest, ok := strings.Cut(id, "__")
 	if !ok {
 		return id

@@ -54,3 +54,11 @@ type PredictionReader interface {
 	// false when it has not, so that another reader is tried. Errors name the file and entry.
 	ReadPredictions(path string, data []byte) (preds map[string]Prediction, ok bool, err error)
 }
+
+// RepoNamer is implemented by profiles whose instance ids name their repository in a shape of
+// their own, so that compare groups instances by repository without the dataset.
+type RepoNamer interface {
+	// RepoOf returns the repository ("owner/name") an instance id of the family names; ok is
+	// false when id is not of the family's shape.
+	RepoOf(id string) (repo string, ok bool)
+}

@@ -56,6 +56,10 @@ type EvalStats struct {
 	Unresolved int     `json:"unresolved"`
 	Applied    int     `json:"patch_applied"`
 	Rate       float64 `json:"resolved_rate"` // resolved ÷ instances in the ledger, unfinished ones left out
+	// Format names the verdict files read when they are not the SWE-bench harness's report.json
+	// (another dataset family's, e.g. "SWE-bench Pro eval_results.json"); Applied is not known
+	// then.
+	Format string `json:"format,omitempty"`
 }
 
 // ComputeStats reads dir's ledger and evaluation reports.
@@ -159,7 +163,7 @@ func evalStats(dir string, instances int) (*EvalStats, error) {
 		}
 		if err := json.Unmarshal(data, &rep); err != nil {
 			if json.Valid(data) {
-				continue // another dataset family's report.json (SWE-smith's): see AddVerdicts
+				continue // another dataset family's report.json (SWE-smith's), which its reader counts
 			}
 			return nil, fmt.Errorf("%s: not a harness report: %w", p, err)
 		}
@@ -182,26 +186,6 @@ func evalStats(dir string, instances int) (*EvalStats, error) {
 		es.Rate = float64(es.Resolved) / float64(instances)
 	}
 	return es, nil
-}
-
-// AddVerdicts counts the verdicts of instances graded in another dataset family's harness format
-// (read by the caller, which knows the families: family/all.ReadEvalFolder) into the
-// evaluation statistics: resolved and unresolved among evaluated, applied the patches that
-// applied.
-func (st *Stats) AddVerdicts(resolved, unresolved, applied int) {
-	if resolved+unresolved == 0 {
-		return
-	}
-	if st.Eval == nil {
-		st.Eval = &EvalStats{}
-	}
-	st.Eval.Evaluated += resolved + unresolved
-	st.Eval.Resolved += resolved
-	st.Eval.Unresolved += unresolved
-	st.Eval.Applied += applied
-	if n := st.Instances - len(st.Unfinished); n > 0 {
-		st.Eval.Rate = float64(st.Eval.Resolved) / float64(n)
-	}
 }
 
 func dist(v []float64) Dist {

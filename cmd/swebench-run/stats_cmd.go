@@ -58,8 +58,10 @@ func showStats(dir string, asJSON, rebuild bool, stdout, stderr io.Writer) error
 		}
 		return err
 	}
-	if err := addFamilyVerdicts(st, filepath.Join(dir, "eval")); err != nil {
-		return err
+	if st.Eval == nil {
+		if st.Eval, err = familyEvalStats(dir, st); err != nil {
+			return err
+		}
 	}
 	if asJSON {
 		enc := json.NewEncoder(stdout)
@@ -100,7 +102,10 @@ func printStats(w io.Writer, st *results.Stats) {
 	fmt.Fprintf(tw, "duration (s)\t%.0f\t%.1f\t%.1f\t%.1f\t%.1f\n", st.Seconds.Total, st.Seconds.Mean, st.Seconds.P50, st.Seconds.P90, st.Seconds.Max)
 	tw.Flush()
 	fmt.Fprintf(w, "\ntokens: %d in (%d cache read, %d cache write), %d out\n", st.Tokens.Input, st.Tokens.CacheRead, st.Tokens.CacheWrite, st.Tokens.Output)
-	if st.Eval != nil {
+	switch {
+	case st.Eval != nil && st.Eval.Format != "":
+		fmt.Fprintf(w, "resolved: %d of %d instances (%.1f%%); %d evaluated (%s)\n", st.Eval.Resolved, st.Instances-len(st.Unfinished), 100*st.Eval.Rate, st.Eval.Evaluated, st.Eval.Format)
+	case st.Eval != nil:
 		fmt.Fprintf(w, "resolved: %d of %d instances (%.1f%%); %d evaluated, %d patches applied\n", st.Eval.Resolved, st.Instances-len(st.Unfinished), 100*st.Eval.Rate, st.Eval.Evaluated, st.Eval.Applied)
 	}
 	if len(st.Unfinished) > 0 {
@@ -117,34 +122,6 @@ func printStats(w io.Writer, st *results.Stats) {
 			fmt.Fprintf(w, "  %s  %s after %d attempts: %s\n", f.InstanceID, f.ExitStatus, f.Attempts, msg)
 		}
 	}
-}
-
-// addFamilyVerdicts counts the verdicts an evaluation folder holds in other dataset families'
-// harness formats (SWE-PolyBench's <id>_result.json, SWE-smith's report.json, …) into st. An
-// unresolved verdict with a detail (patch not applied, tests timed out) is not counted as an
-// applied patch.
-func addFamilyVerdicts(st *results.Stats, evalDir string) error {
-	fvs, err := all.ReadEvalFolder(evalDir)
-	if err != nil {
-		return err
-	}
-	var resolved, unresolved, applied int
-	for _, fv := range fvs {
-		for _, v := range fv.Verdicts {
-			switch v.Outcome {
-			case family.Resolved:
-				resolved++
-				applied++
-			case family.Unresolved:
-				unresolved++
-				if v.Detail == "" {
-					applied++
-				}
-			}
-		}
-	}
-	st.AddVerdicts(resolved, unresolved, applied)
-	return nil
 }
 
 // FamilyVerdictStats counts the verdicts of a folder in a dataset family's harness format.

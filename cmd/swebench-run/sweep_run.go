@@ -324,6 +324,11 @@ func (p *sweepJob) execute(ctx context.Context, stop <-chan struct{}, st *sweepS
 		}
 	}
 	printSweepSummary(stderr, p, st, sw)
+	for _, cs := range st.cells {
+		if err := exportFamilyPredictions(cs.path, cs.loaded.Instances, cs.out, stderr); err != nil {
+			fmt.Fprintf(stderr, "swebench-run: warning: cell %s: %v\n", cs.Name, err)
+		}
+	}
 	if sf.Eval && runErr == nil {
 		for _, cs := range st.cells {
 			if _, _, _, err := writeEvalReport(ctx, cs.eval, cs.loaded.Instances, cs.out, cs.runID); err != nil {

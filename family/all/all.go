@@ -13,6 +13,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"sync"
 
 	"github.com/swebench-run/swebench-run/dataset"
 	"github.com/swebench-run/swebench-run/eval"
@@ -172,10 +173,13 @@ func (r *Registry) ExportPredictions(outDir string, insts []dataset.Instance, pr
 	return written, nil
 }
 
+// defaults is the registry with default options, for what needs none (verdict readers, ids).
+var defaults = sync.OnceValue(func() *Registry { return New(Options{}) })
+
 // readers are the verdict readers of every family (they need no options).
 func readers() []family.ReportReader {
 	var out []family.ReportReader
-	for _, p := range New(Options{}).profiles {
+	for _, p := range defaults().profiles {
 		if rr := p.Reports(); rr != nil {
 			out = append(out, rr)
 		}
@@ -213,4 +217,17 @@ func ReadReportFile(path string, data []byte) (family.FolderVerdicts, bool, erro
 		}
 	}
 	return family.FolderVerdicts{}, false, nil
+}
+
+// RepoOf returns the repository an instance id names in the shape of a family's ids (SWE-bench
+// Pro's instance_{owner}__{name}-{commit}-v{…}); ok is false when no family's shape fits.
+func RepoOf(id string) (string, bool) {
+	for _, p := range defaults().profiles {
+		if rn, ok := p.(family.RepoNamer); ok {
+			if repo, ok := rn.RepoOf(id); ok {
+				return repo, true
+			}
+		}
+	}
+	return "", false
 }

@@ -32,6 +32,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strings"
 
@@ -78,6 +79,7 @@ type Profile struct {
 var (
 	_ family.Profile          = (*Profile)(nil)
 	_ family.PredictionReader = (*Profile)(nil)
+	_ family.RepoNamer        = (*Profile)(nil)
 )
 
 // New returns the profile.
@@ -200,16 +202,21 @@ func (*Profile) ExportPredictions(preds []family.Prediction) (string, []byte, er
 
 // ReadPredictions implements family.PredictionReader: the harness's patches file, a JSON list
 // of {"instance_id", "patch" (or "model_patch", which wins, as in the harness), "prefix"}
-// without model_name_or_path. The prefix is the model name; without one, the file's name.
+// without model_name_or_path (items with model_patch alone need a prefix). The prefix is the
+// model name; without one, the file's name.
 func (*Profile) ReadPredictions(path string, data []byte) (map[string]family.Prediction, bool, error) {
 	var list []map[string]json.RawMessage
 	if json.Unmarshal(data, &list) != nil || len(list) == 0 {
 		return nil, false, nil
 	}
 	for _, e := range list {
+		// The harness's files have "patch" (or "model_patch") and a "prefix"; a list of
+		// SWE-bench predictions has model_name_or_path, and one without it is left to the
+		// SWE-bench reader to refuse.
 		_, hasPatch := e["patch"]
 		_, hasModelPatch := e["model_patch"]
-		if _, hasModel := e["model_name_or_path"]; hasModel || !(hasPatch || hasModelPatch) {
+		_, hasPrefix := e["prefix"]
+		if _, hasModel := e["model_name_or_path"]; hasModel || !(hasPatch || hasModelPatch && hasPrefix) {
 			return nil, false, nil
 		}
 	}
@@ -245,6 +252,18 @@ func (*Profile) ReadPredictions(path string, data []byte) (map[string]family.Pre
 		out[id] = family.Prediction{InstanceID: id, ModelNameOrPath: prefix, ModelPatch: &patch}
 	}
 	return out, true, nil
+}
+
+// idShape is a SWE-bench Pro instance id: instance_{owner}__{name}-{commit}[-v{hash or nan}].
+var idShape = regexp.MustCompile(`^instance_([^_]+(?:_[^_]+)*?)__(.+)-[0-9a-f]{40}(?:-v[0-9a-z]+)?$`)
+
+// RepoOf implements family.RepoNamer.
+func (*Profile) RepoOf(id string) (string, bool) {
+	g := idShape.FindStringSubmatch(id)
+	if g == nil {
+		return "", false
+	}
+	return g[1] + "/" + g[2], true
 }
 
 // selectedTests returns the row's test files as the harness passes them to run_script.sh.

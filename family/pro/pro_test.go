@@ -182,7 +182,7 @@ func TestPredictionsRoundTrip(t *testing.T) {
 	if err != nil || !ok || preds["i"].Patch() != "m" || preds["i"].ModelNameOrPath != "sample1" {
 		t.Errorf("model_patch: %+v, %v, %v", preds, ok, err)
 	}
-	for _, notOurs := range []string{`[{"instance_id": "i", "model_name_or_path": "m", "model_patch": "p"}]`, `{"i": {}}`, `[]`} {
+	for _, notOurs := range []string{`[{"instance_id": "i", "model_name_or_path": "m", "model_patch": "p"}]`, `[{"instance_id": "i", "model_patch": "p"}]`, `{"i": {}}`, `[]`} {
 		if _, ok, err := p.ReadPredictions("x.json", []byte(notOurs)); ok || err != nil {
 			t.Errorf("%s read as the harness's: %v", notOurs, err)
 		}
@@ -259,5 +259,22 @@ func TestRegrade(t *testing.T) {
 	}
 	if _, found, _ := g.Regrade(dataset.Instance{InstanceID: "instance_z"}, pred, []string{logs}, t.TempDir()); found {
 		t.Error("an instance without logs was found")
+	}
+}
+
+func TestRepoOf(t *testing.T) {
+	p := New(Options{})
+	for id, want := range map[string]string{
+		"instance_NodeBB__NodeBB-00c70ce7b0541cfc94afe567921d7668cdc8f4ac-vnan":                                              "NodeBB/NodeBB",
+		"instance_element-hq__element-web-ec0f940ef0e8e3b61078f145f34dc40d1938e6c5-vnan":                                     "element-hq/element-web",
+		"instance_future-architect__vuls-abc0000000000000000000000000000000000001-v1151a6325649aaf997cd541ebe533b53fddf1b07": "future-architect/vuls",
+		"instance_flipt-io__flipt-abc0000000000000000000000000000000000001":                                                  "flipt-io/flipt",
+		"django__django-11099":        "",
+		"instance_x__y-notahash-vnan": "",
+	} {
+		got, ok := p.RepoOf(id)
+		if got != want || ok != (want != "") {
+			t.Errorf("RepoOf(%s) = %q, %v; want %q", id, got, ok, want)
+		}
 	}
 }

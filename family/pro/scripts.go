@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"sync"
 
 	"github.com/swebench-run/swebench-run/family"
 )
@@ -18,14 +19,15 @@ var manifestData []byte
 // ManifestFile is the manifest's path in the repository.
 const ManifestFile = "family/pro/run_scripts.manifest"
 
-// Manifest returns the pinned files of the harness's run_scripts/ (run_scripts.manifest).
-func Manifest() *family.AssetManifest {
+// Manifest returns the pinned files of the harness's run_scripts/ (run_scripts.manifest), read
+// once.
+var Manifest = sync.OnceValue(func() *family.AssetManifest {
 	m, err := family.ParseAssetManifest(bytes.NewReader(manifestData), ManifestFile)
 	if err != nil {
 		panic(err) // a broken committed manifest fails every test of this package
 	}
 	return m
-}
+})
 
 // The per-instance files of the harness that grading runs in the container.
 const (

@@ -1,0 +1,5 @@
+import calc
+
+
+def test_mul():
+    assert calc.mul(2, 3) == 6

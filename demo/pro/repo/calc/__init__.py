@@ -1,0 +1,13 @@
+"""calc: small arithmetic helpers."""
+
+VERSION = "1.0"
+
+
+def add(a, b):
+    """Return the sum of a and b."""
+    return a - b
+
+
+def mul(a, b):
+    """Return the product of a and b."""
+    return a + b
