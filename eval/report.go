@@ -126,6 +126,7 @@ const (
 	KindNotADiff         = family.KindNotADiff
 	KindGrading          = family.KindGrading
 	KindNoTestOutput     = family.KindNoTestOutput
+	KindAssets           = family.KindAssets
 )
 
 // Result is the evaluation of one prediction.
