@@ -11,12 +11,14 @@ build:
 	$(GO) build -ldflags "-X main.version=$(VERSION)" -o $(BIN) ./cmd/swebench-run
 
 # Test images (base + demo instances, and one demo image or more per dataset family: SWE-bench
-# Pro, Multi-SWE-bench, SWE-bench-Live and SWE-Gym), built offline from Debian packages and cached.
+# Pro, Multi-SWE-bench, SWE-bench-Live, SWE-Gym, SWE-rebench-V2, SWE-PolyBench and SWE-smith),
+# built offline from Debian packages and cached.
 images:
 	scripts/build-demo-images.sh
 	scripts/build-pro-image.sh
 	scripts/build-msb-demo-images.sh
 	scripts/build-live-gym-images.sh
+	scripts/build-rebench-polybench-smith-images.sh
 
 # The whole suite: unit tests and integration tests against the real Docker engine. Runs
 # `make testdata` first, ends with the count of corpus tests that ran and skipped, and stops what

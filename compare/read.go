@@ -47,7 +47,8 @@ const expected = "expected a swebench-run output directory (run.json, status.jso
 	"mini-swe-agent output (preds.json, exit_statuses_*.yaml, <id>/<id>.traj.json) with its harness logs, " +
 	"a harness run report (<model>.<run_id>.json, schema_version 2), an sb-cli report, " +
 	"a folder of <id>/report.json, an experiments results/results.json, " +
-	"or another dataset family's verdicts (SWE-bench Pro's eval_results.json or its evaluation folder)"
+	"or another dataset family's verdicts (SWE-bench Pro's eval_results.json or its evaluation folder, " +
+	"SWE-rebench-V2's eval_report.json, SWE-PolyBench's <id>_result.json files, SWE-smith's <id>/report.json)"
 
 // ReadAll reads every source, in order, and makes the run labels unique. A sweep folder yields
 // one run per cell.

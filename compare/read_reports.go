@@ -250,7 +250,7 @@ func readEvalFolder(dir string) (*evalFolder, error) {
 		}
 	}
 	// A report.json that is not SWE-bench's and that no run-level file claims may still be
-	// another family's (SWE-bench-Live writes {"instance_id", "resolved", …}): an error only
+	// another family's (SWE-bench-Live writes {"instance_id", "resolved", …}, SWE-smith its own): an error only
 	// when no family reads it.
 	unread := map[string]error{}
 	for _, e := range entries {
@@ -277,13 +277,19 @@ func readEvalFolder(dir string) (*evalFolder, error) {
 			if _, ok := f.reports[id]; !ok {
 				f.family[id] = v
 				delete(f.tried, id)
+				delete(unread, id)
 			}
 		}
 	}
-	for id, err := range unread {
+	ids := make([]string, 0, len(unread))
+	for id := range unread {
 		if _, ok := f.family[id]; !ok {
-			return nil, err
+			ids = append(ids, id)
 		}
+	}
+	if len(ids) > 0 {
+		sort.Strings(ids)
+		return nil, unread[ids[0]]
 	}
 	return f, nil
 }

@@ -120,6 +120,11 @@ func setColumn(inst *Instance, name string, v any) error {
 	case "hints_text":
 		dst = &inst.HintsText
 	case "created_at":
+		// SWE-rebench-V2 stores creation times as numbers (epoch milliseconds): keep their text.
+		if n, ok := numberText(v); ok {
+			inst.CreatedAt = n
+			return nil
+		}
 		dst = &inst.CreatedAt
 	case "environment_setup_commit":
 		dst = &inst.EnvironmentSetupCommit
@@ -131,15 +136,8 @@ func setColumn(inst *Instance, name string, v any) error {
 		dst = &inst.EvalType
 	case "version":
 		// Older JSON files store versions as numbers (0.2, 3.1): keep their literal text.
-		switch x := v.(type) {
-		case json.Number:
-			inst.Version = x.String()
-			return nil
-		case float64:
-			inst.Version = strconv.FormatFloat(x, 'f', -1, 64)
-			return nil
-		case int64:
-			inst.Version = strconv.FormatInt(x, 10)
+		if n, ok := numberText(v); ok {
+			inst.Version = n
 			return nil
 		}
 		dst = &inst.Version
@@ -186,6 +184,19 @@ func (i *Instance) finish() {
 			return
 		}
 	}
+}
+
+// numberText is the literal text of a number column value.
+func numberText(v any) (string, bool) {
+	switch x := v.(type) {
+	case json.Number:
+		return x.String(), true
+	case float64:
+		return strconv.FormatFloat(x, 'f', -1, 64), true
+	case int64:
+		return strconv.FormatInt(x, 10), true
+	}
+	return "", false
 }
 
 func stringValue(v any) (string, error) {

@@ -65,16 +65,16 @@ func TestJSONLRowsAndErrors(t *testing.T) {
 		wantErr []string
 	}{
 		{
-			name: "F2P as list and as string, unknown columns kept, numeric version",
-			content: `{"instance_id":"a__b-1","problem_statement":"fix","FAIL_TO_PASS":["t1","t2"],"PASS_TO_PASS":"[\"t3\"]","version":0.2,"custom":{"k":1},"n":7}` + "\n\n" +
+			name: "F2P as list and as string, unknown columns kept, numeric version and created_at",
+			content: `{"instance_id":"a__b-1","problem_statement":"fix","FAIL_TO_PASS":["t1","t2"],"PASS_TO_PASS":"[\"t3\"]","version":0.2,"created_at":1609298073000,"custom":{"k":1},"n":7}` + "\n\n" +
 				`{"instance_id":"a__b-2","problem_statement":"fix","image_name":"reg/img:2","docker_image":"other/img:2"}` + "\n",
 			req: RequireRun,
 			check: func(t *testing.T, insts []Instance) {
 				if !reflect.DeepEqual(insts[0].FailToPass, []string{"t1", "t2"}) || !reflect.DeepEqual(insts[0].PassToPass, []string{"t3"}) {
 					t.Errorf("got %q / %q", insts[0].FailToPass, insts[0].PassToPass)
 				}
-				if insts[0].Version != "0.2" {
-					t.Errorf("got version %q, want 0.2", insts[0].Version)
+				if insts[0].Version != "0.2" || insts[0].CreatedAt != "1609298073000" {
+					t.Errorf("got version %q, created_at %q, want 0.2 and 1609298073000 (SWE-rebench-V2's epoch milliseconds)", insts[0].Version, insts[0].CreatedAt)
 				}
 				vars := insts[0].TemplateVars()
 				if vars["custom"].(map[string]any)["k"] == nil || vars["n"] == nil || vars["problem_statement"] != "fix" {

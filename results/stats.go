@@ -164,10 +164,14 @@ func evalStats(dir string, instances int) (*EvalStats, error) {
 			Applied  bool `json:"patch_successfully_applied"`
 		}
 		if err := json.Unmarshal(data, &rep); err != nil {
-			// Not the SWE-bench harness's: another dataset family's report.json (SWE-bench-Live
-			// writes {"instance_id", "resolved", …}), which the family's reader counts.
-			foreign++
-			continue
+			if json.Valid(data) {
+				// Not the SWE-bench harness's: another dataset family's report.json
+				// (SWE-bench-Live's {"instance_id", "resolved", …}, SWE-smith's), which the
+				// family's reader counts.
+				foreign++
+				continue
+			}
+			return nil, fmt.Errorf("%s: not a harness report: %w", p, err)
 		}
 		for _, r := range rep {
 			es.Evaluated++

@@ -4,12 +4,15 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"path/filepath"
 	"sort"
 	"strings"
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
 
+	"github.com/swebench-run/swebench-run/family"
+	"github.com/swebench-run/swebench-run/family/all"
 	"github.com/swebench-run/swebench-run/results"
 )
 
@@ -48,6 +51,11 @@ func showStats(dir string, asJSON, rebuild bool, stdout, stderr io.Writer) error
 	}
 	st, err := results.ComputeStats(dir)
 	if err != nil {
+		// Not a run: a dataset family's evaluation or submission folder (SWE-PolyBench's
+		// <id>_result.json files, SWE-smith's run, …) still has verdicts to count.
+		if shown, ferr := showFamilyVerdicts(dir, asJSON, stdout); shown || ferr != nil {
+			return ferr
+		}
 		return err
 	}
 	if st.Eval == nil {
@@ -118,4 +126,61 @@ func printStats(w io.Writer, st *results.Stats) {
 			fmt.Fprintf(w, "  %s  %s after %d attempts: %s\n", f.InstanceID, f.ExitStatus, f.Attempts, msg)
 		}
 	}
+}
+
+// FamilyVerdictStats counts the verdicts of a folder in a dataset family's harness format.
+type FamilyVerdictStats struct {
+	Dir        string  `json:"dir"`
+	Format     string  `json:"format"`
+	Instances  int     `json:"instances"`
+	Resolved   int     `json:"resolved"`
+	Unresolved int     `json:"unresolved"`
+	EmptyPatch int     `json:"empty_patch"`
+	Error      int     `json:"error"`
+	Rate       float64 `json:"resolved_rate"`
+}
+
+// showFamilyVerdicts prints the verdicts of dir (or of its logs/ folder, as in a leaderboard
+// submission) when they are in a dataset family's harness format; shown is false when there are
+// none.
+func showFamilyVerdicts(dir string, asJSON bool, stdout io.Writer) (bool, error) {
+	for _, d := range []string{dir, filepath.Join(dir, "logs")} {
+		fvs, err := all.ReadEvalFolder(d)
+		if err != nil {
+			return false, err
+		}
+		if len(fvs) == 0 {
+			continue
+		}
+		for _, fv := range fvs {
+			s := FamilyVerdictStats{Dir: d, Format: fv.Format, Instances: len(fv.Verdicts)}
+			for _, v := range fv.Verdicts {
+				switch v.Outcome {
+				case family.Resolved:
+					s.Resolved++
+				case family.Unresolved:
+					s.Unresolved++
+				case family.EmptyPatch:
+					s.EmptyPatch++
+				default:
+					s.Error++
+				}
+			}
+			if s.Instances > 0 {
+				s.Rate = float64(s.Resolved) / float64(s.Instances)
+			}
+			if asJSON {
+				enc := json.NewEncoder(stdout)
+				enc.SetIndent("", "  ")
+				if err := enc.Encode(s); err != nil {
+					return true, err
+				}
+				continue
+			}
+			fmt.Fprintf(stdout, "%s: %d instances (%s, no run ledger)\nresolved: %d of %d instances (%.1f%%); %d unresolved, %d empty patches, %d errors\n",
+				s.Dir, s.Instances, s.Format, s.Resolved, s.Instances, 100*s.Rate, s.Unresolved, s.EmptyPatch, s.Error)
+		}
+		return true, nil
+	}
+	return false, nil
 }

@@ -21,7 +21,10 @@ import (
 	"github.com/swebench-run/swebench-run/family/gym"
 	"github.com/swebench-run/swebench-run/family/live"
 	"github.com/swebench-run/swebench-run/family/multiswebench"
+	"github.com/swebench-run/swebench-run/family/polybench"
 	"github.com/swebench-run/swebench-run/family/pro"
+	"github.com/swebench-run/swebench-run/family/rebenchv2"
+	"github.com/swebench-run/swebench-run/family/smith"
 	"github.com/swebench-run/swebench-run/family/swebench"
 	"github.com/swebench-run/swebench-run/results"
 )
@@ -61,6 +64,9 @@ func New(o Options) *Registry {
 		multiswebench.Profile{},
 		live.New(live.Options{PythonImage: o.PythonImage}),
 		gym.Profile{},
+		rebenchv2.Profile{},
+		polybench.Profile{},
+		smith.FamilyProfile{},
 		swebench.Profile{},
 	}}
 }
