@@ -9,6 +9,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/swebench-run/swebench-run/eval"
 )
 
 // Source is one input to read: a path, an optional label, and for mini-swe-agent output (or a
@@ -44,7 +46,7 @@ var ErrUnrecognised = errors.New("unrecognised input")
 const expected = "expected a swebench-run output directory (run.json, status.jsonl, eval/), a sweep folder (sweep.json), " +
 	"mini-swe-agent output (preds.json, exit_statuses_*.yaml, <id>/<id>.traj.json) with its harness logs, " +
 	"a harness run report (<model>.<run_id>.json, schema_version 2), an sb-cli report, " +
-	"a folder of <id>/report.json, or an experiments results/results.json"
+	"a folder of <id>/report.json (the harness's or sb-cli's layout), or an experiments results/results.json"
 
 // ReadAll reads every source, in order, and makes the run labels unique. A sweep folder yields
 // one run per cell.
@@ -149,12 +151,13 @@ func readFile(src Source) (*Run, error) {
 		return readRunReport(p, data, keys)
 	case hasResolved && (hasNoGen || hasNoLogs):
 		return readExperiments(p, data)
-	case len(keys) == 1:
-		for id := range keys {
-			if r, err := readSingleReport(p, id, data); err == nil {
-				return r, nil
-			}
-		}
+	}
+	r, err := readSingleReport(p, data)
+	if err == nil {
+		return r, nil
+	}
+	if errors.Is(err, eval.ErrReportUnnamed) || hasResolved {
+		return nil, fmt.Errorf("input %s: %w", p, err)
 	}
 	return nil, fmt.Errorf("input %s: %w: a JSON object with none of the known keys; %s", p, ErrUnrecognised, expected)
 }

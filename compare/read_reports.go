@@ -169,20 +169,18 @@ func readExperiments(path string, data []byte) (*Run, error) {
 	return r, nil
 }
 
-// readSingleReport reads one report.json given as a file.
-func readSingleReport(path, id string, data []byte) (*Run, error) {
-	rep, err := eval.ReadReportBytes(data)
+// readSingleReport reads one per-instance report given as a file, in any layout eval.ReadReport
+// knows: a report that names its instance (the harness's) is read as it is; one that does not
+// (sb-cli's) is of the instance its folder is named after.
+func readSingleReport(path string, data []byte) (*Run, error) {
+	rep, layout, err := eval.ReadReportBytes(data, "")
+	if errors.Is(err, eval.ErrReportUnnamed) {
+		rep, layout, err = eval.ReadReportBytes(data, eval.FolderInstance(path))
+	}
 	if err != nil {
 		return nil, err
 	}
-	var probe map[string]map[string]json.RawMessage
-	if err := json.Unmarshal(data, &probe); err != nil {
-		return nil, err
-	}
-	if _, ok := probe[id]["resolved"]; !ok {
-		return nil, errors.New("no resolved key")
-	}
-	r := &Run{Path: path, Kind: KindReportDir}
+	r := &Run{Path: path, Kind: KindReportDir, ReportLayouts: map[string]int{string(layout): 1}}
 	r.Instances = []Instance{{ID: rep.InstanceID, Verdict: reportVerdict(rep)}}
 	return r, nil
 }
@@ -201,11 +199,13 @@ func reportVerdict(rep eval.InstanceReport) Verdict {
 type evalFolder struct {
 	reports map[string]eval.InstanceReport
 	tried   map[string]bool // a folder without report.json
+	layouts map[string]int  // reports read per layout (eval.ReportLayout)
 }
 
-// readEvalFolder reads every <dir>/<id>/report.json. A missing dir is empty.
+// readEvalFolder reads every <dir>/<id>/report.json, in any layout eval.ReadReport knows. A
+// missing dir is empty.
 func readEvalFolder(dir string) (*evalFolder, error) {
-	f := &evalFolder{reports: map[string]eval.InstanceReport{}, tried: map[string]bool{}}
+	f := &evalFolder{reports: map[string]eval.InstanceReport{}, tried: map[string]bool{}, layouts: map[string]int{}}
 	entries, err := os.ReadDir(dir)
 	if errors.Is(err, fs.ErrNotExist) {
 		return f, nil
@@ -218,18 +218,16 @@ func readEvalFolder(dir string) (*evalFolder, error) {
 			continue
 		}
 		p := filepath.Join(dir, e.Name(), "report.json")
-		rep, err := eval.ReadReport(p)
+		rep, layout, err := eval.ReadReport(p)
 		if errors.Is(err, fs.ErrNotExist) {
 			f.tried[e.Name()] = true
 			continue
 		}
 		if err != nil {
-			return nil, fmt.Errorf("%w; expected the harness's {\"<instance_id>\": {\"resolved\": …}}", err)
-		}
-		if rep.InstanceID != e.Name() {
-			return nil, fmt.Errorf("%s is the report of %s, not of %s", p, rep.InstanceID, e.Name())
+			return nil, err
 		}
 		f.reports[rep.InstanceID] = rep
+		f.layouts[string(layout)]++
 	}
 	return f, nil
 }
@@ -253,7 +251,7 @@ func readReportDir(dir string) (*Run, error) {
 	if err != nil {
 		return nil, fmt.Errorf("input %s: %w", dir, err)
 	}
-	r := &Run{Path: dir, Kind: KindReportDir}
+	r := &Run{Path: dir, Kind: KindReportDir, ReportLayouts: f.layouts}
 	ids := make([]string, 0, len(f.reports)+len(f.tried))
 	for id := range f.reports {
 		ids = append(ids, id)
