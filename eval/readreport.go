@@ -74,6 +74,9 @@ func ReadReport(path string) (InstanceReport, ReportLayout, error) {
 // FolderInstance is the instance a report.json's folder names: the name of the folder holding
 // path; "" when path has no folder of its own.
 func FolderInstance(path string) string {
+	if abs, err := filepath.Abs(path); err == nil {
+		path = abs
+	}
 	dir := filepath.Dir(filepath.Clean(path))
 	name := filepath.Base(dir)
 	if name == "." || name == string(filepath.Separator) || name == ".." {
