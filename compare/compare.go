@@ -1,6 +1,7 @@
 package compare
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
@@ -103,6 +104,7 @@ type RunInfo struct {
 	Variant         string          `json:"variant,omitempty"`
 	Repeat          int             `json:"repeat,omitempty"`
 	Total           int             `json:"total,omitempty"`
+	ReportLayouts   map[string]int  `json:"report_layouts,omitempty"` // per-instance report.json files read, by layout
 	Verdicts        map[Verdict]int `json:"verdicts"`
 	Resolved        int             `json:"resolved"`
 	Covered         int             `json:"covered"`
@@ -118,21 +120,49 @@ type PassK struct {
 }
 
 // Metrics are an input's costs over all its repeats; a field is absent when the input's form
-// does not record it.
+// does not record it. Each is taken over the instances whose figure is known (N of Of): an
+// unknown figure (no trajectory, no usage reported) is left out, never counted as zero.
 type Metrics struct {
-	Cost            *Dist    `json:"cost,omitempty"`
-	Steps           *Dist    `json:"steps,omitempty"`
-	Seconds         *Dist    `json:"duration_seconds,omitempty"`
-	Tokens          *Tokens  `json:"tokens,omitempty"`
+	Cost    *Dist        `json:"cost,omitempty"`
+	Steps   *Dist        `json:"steps,omitempty"`
+	Seconds *Dist        `json:"duration_seconds,omitempty"`
+	Tokens  *TokenTotals `json:"tokens,omitempty"`
+	// CostPerResolved is the cost of the instances whose cost is known ÷ how many of them were
+	// resolved; nil when none of them was.
 	CostPerResolved *float64 `json:"cost_per_resolved,omitempty"`
 }
 
-// Dist summarises per-instance values.
+// Dist summarises per-instance values: N known of Of instances. Without a known value (N 0),
+// Total, Mean and Median are null in JSON.
 type Dist struct {
 	N      int     `json:"n"`
+	Of     int     `json:"of"`
 	Total  float64 `json:"total"`
 	Mean   float64 `json:"mean"`
 	Median float64 `json:"median"`
+}
+
+// MarshalJSON writes null for the figures of a Dist without values.
+func (d Dist) MarshalJSON() ([]byte, error) {
+	type plain Dist
+	if d.N > 0 {
+		return json.Marshal(plain(d))
+	}
+	return json.Marshal(struct {
+		N      int      `json:"n"`
+		Of     int      `json:"of"`
+		Total  *float64 `json:"total"`
+		Mean   *float64 `json:"mean"`
+		Median *float64 `json:"median"`
+	}{N: d.N, Of: d.Of})
+}
+
+// TokenTotals are the tokens of the N of Of instances whose counts are known.
+type TokenTotals struct {
+	Input  int `json:"input"`
+	Output int `json:"output"`
+	N      int `json:"n"`
+	Of     int `json:"of"`
 }
 
 // RepoStat is an input's result on one repository.
@@ -510,6 +540,9 @@ func summarise(s *side, ids, repos []string) Input {
 		info := RunInfo{Label: r.Label, Path: r.Path, Kind: r.Kind, Model: r.Model, Dataset: r.Dataset,
 			DatasetRevision: r.DatasetRevision, ConfigHash: r.ConfigHash, Sweep: r.Sweep, Cell: r.Cell,
 			Variant: r.Variant, Repeat: r.Repeat, Total: r.Total, Verdicts: map[Verdict]int{}}
+		if len(r.ReportLayouts) > 0 {
+			info.ReportLayouts = r.ReportLayouts
+		}
 		for _, x := range s.v[ri] {
 			if x == "" {
 				continue
@@ -582,56 +615,61 @@ func summarise(s *side, ids, repos []string) Input {
 	return in
 }
 
-// metrics sums an input's per-instance costs over all its runs.
+// metrics sums an input's per-instance costs over all its runs, over the instances whose figures
+// are known.
 func metrics(runs []*Run) Metrics {
 	var m Metrics
 	var cost, steps, secs []float64
-	var tok Tokens
+	var tok TokenTotals
 	hasCost, hasSteps, hasSecs, hasTok := false, false, false, false
-	resolved := 0
+	of, resolved := 0, 0
 	for _, r := range runs {
 		hasCost, hasSteps, hasSecs, hasTok = hasCost || r.HasCost, hasSteps || r.HasSteps, hasSecs || r.HasDuration, hasTok || r.HasTokens
+		of += len(r.Instances)
 		for k := range r.Instances {
 			in := &r.Instances[k]
-			if in.Verdict == Resolved {
-				resolved++
+			if in.Cost != nil {
+				cost = append(cost, *in.Cost)
+				if in.Verdict == Resolved {
+					resolved++
+				}
 			}
-			if r.HasCost {
-				cost = append(cost, in.Cost)
+			if in.Steps != nil {
+				steps = append(steps, float64(*in.Steps))
 			}
-			if r.HasSteps {
-				steps = append(steps, float64(in.Steps))
+			if in.Seconds != nil {
+				secs = append(secs, *in.Seconds)
 			}
-			if r.HasDuration && in.Seconds > 0 {
-				secs = append(secs, in.Seconds)
-			}
-			if r.HasTokens {
+			if in.Tokens != nil {
 				tok.Input += in.Tokens.Input
 				tok.Output += in.Tokens.Output
+				tok.N++
 			}
 		}
 	}
 	if hasCost {
-		m.Cost = dist(cost)
+		m.Cost = dist(cost, of)
 		if resolved > 0 {
 			c := m.Cost.Total / float64(resolved)
 			m.CostPerResolved = &c
 		}
 	}
 	if hasSteps {
-		m.Steps = dist(steps)
+		m.Steps = dist(steps, of)
 	}
 	if hasSecs {
-		m.Seconds = dist(secs)
+		m.Seconds = dist(secs, of)
 	}
 	if hasTok {
+		tok.Of = of
 		m.Tokens = &tok
 	}
 	return m
 }
 
-func dist(v []float64) *Dist {
-	d := &Dist{N: len(v)}
+// dist summarises the known values v of of instances.
+func dist(v []float64, of int) *Dist {
+	d := &Dist{N: len(v), Of: of}
 	for _, x := range v {
 		d.Total += x
 	}

@@ -1,6 +1,7 @@
 package compare
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"math"
@@ -360,11 +361,17 @@ func TestImpliedUnresolved(t *testing.T) {
 	}
 }
 
+func some[T any](v T) *T { return &v }
+
+// Metrics are taken over the instances whose figures are known, never counting an unknown one as
+// zero, and say over how many: an instance without any figure (graded, never run here) and one
+// whose provider reported no usage are left out of what they lack.
 func TestMetricsAndRepos(t *testing.T) {
 	r := &Run{Label: "r", Kind: KindRunDir, HasCost: true, HasSteps: true, HasTokens: true, HasDuration: true, Instances: []Instance{
-		{ID: "x__one-1", Verdict: Resolved, Cost: 1, Steps: 10, Tokens: Tokens{100, 10}, Seconds: 60, ExitStatus: "Submitted"},
-		{ID: "x__one-2", Verdict: Unresolved, Cost: 3, Steps: 30, Tokens: Tokens{300, 30}, Seconds: 120, ExitStatus: "Submitted"},
-		{ID: "y__two-3", Verdict: NotSubmitted, Cost: 2, Steps: 0, ExitStatus: "EngineDown"},
+		{ID: "x__one-1", Verdict: Resolved, Cost: some(1.0), Steps: some(10), Tokens: &Tokens{100, 10}, Seconds: some(60.0), ExitStatus: "Submitted"},
+		{ID: "x__one-2", Verdict: Unresolved, Cost: some(3.0), Steps: some(30), Tokens: &Tokens{300, 30}, Seconds: some(120.0), ExitStatus: "Submitted"},
+		{ID: "y__two-3", Verdict: NotSubmitted, Cost: some(2.0), Steps: some(0), ExitStatus: "EngineDown"},
+		{ID: "y__two-4", Verdict: Resolved},
 	}}
 	r.finish()
 	res, err := Compare([]*Run{r}, Options{})
@@ -372,13 +379,30 @@ func TestMetricsAndRepos(t *testing.T) {
 		t.Fatal(err)
 	}
 	m := res.Inputs[0].Metrics
-	if m.Cost.Total != 6 || m.Cost.Median != 2 || *m.CostPerResolved != 6 || m.Steps.Total != 40 || m.Tokens.Input != 400 || m.Seconds.N != 2 || m.Seconds.Median != 90 {
+	if m.Cost.Total != 6 || m.Cost.Median != 2 || m.Cost.N != 3 || m.Cost.Of != 4 || *m.CostPerResolved != 6 ||
+		m.Steps.Total != 40 || m.Steps.N != 3 || m.Steps.Mean != 40.0/3 || m.Tokens.Input != 400 || m.Tokens.N != 2 || m.Tokens.Of != 4 ||
+		m.Seconds.N != 2 || m.Seconds.Median != 90 {
 		t.Errorf("metrics = cost %+v per resolved %v steps %+v tokens %+v seconds %+v", m.Cost, *m.CostPerResolved, m.Steps, m.Tokens, m.Seconds)
+	}
+	var text, md bytes.Buffer
+	if err := WriteText(&text, res); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteMarkdown(&md, res); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"$6.00 over 3 of 4", "40 over 3 of 4", "400 over 2 of 4"} {
+		if !strings.Contains(text.String(), want) {
+			t.Errorf("the text output lacks %q:\n%s", want, text.String())
+		}
+	}
+	if !strings.Contains(md.String(), "| $6.00 over 3 of 4 | $6.00 | 10 over 3 of 4 |") {
+		t.Errorf("the Markdown output does not say over how many instances cost and steps were taken:\n%s", md.String())
 	}
 	if st := res.Inputs[0].ExitStatuses; st["Submitted"] != 2 || st["EngineDown"] != 1 {
 		t.Errorf("exit statuses = %v", st)
 	}
-	want := []RepoStat{{Repo: "x/one", Covered: 2, Resolved: 1}}
+	want := []RepoStat{{Repo: "x/one", Covered: 2, Resolved: 1}, {Repo: "y/two", Covered: 1, Resolved: 1}}
 	if !reflect.DeepEqual(res.Inputs[0].Repos, want) {
 		t.Errorf("repos = %+v, want %+v (the unfinished instance is not covered)", res.Inputs[0].Repos, want)
 	}

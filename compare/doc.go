@@ -22,7 +22,11 @@
 //     (pending_ids, failed_ids): incomplete and pending ids are NotSubmitted, error and failed
 //     ids Error; submitted ids outside the report's instances are left out.
 //   - a folder of per-instance reports, <id>/report.json (the harness's log layout, which the
-//     experiments repository's logs/ folders share).
+//     experiments repository's logs/ folders share), each in the harness's layout or sb-cli's
+//     (eval.ReadReport); Run.ReportLayouts counts the layouts read.
+//
+// A figure of an instance (cost, steps, tokens, duration) that is not known is nil, never 0, and
+// the metrics are taken over the known ones, saying over how many (Dist.N of Dist.Of).
 //   - the experiments repository's results/results.json ({"resolved", "no_generation",
 //     "no_logs"}, older files also "no_apply", "test_timeout", …) or its submission folder: only
 //     resolved and failed ids are listed, so every other instance the comparison knows (and

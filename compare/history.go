@@ -59,7 +59,9 @@ func NewHistoryEntry(r *Run, when time.Time) HistoryEntry {
 	for k := range r.Instances {
 		in := &r.Instances[k]
 		e.Counts.Instances++
-		e.Cost += in.Cost
+		if in.Cost != nil {
+			e.Cost += *in.Cost
+		}
 		switch in.Verdict {
 		case Resolved:
 			e.Counts.Resolved++

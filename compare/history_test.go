@@ -37,8 +37,8 @@ func mustDate(s string) time.Time {
 
 func TestNewHistoryEntry(t *testing.T) {
 	r := &Run{Label: "x#2", Sweep: "nightly", Cell: "x-r2", Variant: "x", Repeat: 2, Model: "m", ConfigHash: "h", Dataset: "d", DatasetRevision: "rev"}
-	r.Instances = []Instance{{ID: "o__r-1", Verdict: Resolved, Cost: 1}, {ID: "o__r-2", Verdict: Unresolved, Cost: 2}, {ID: "o__r-3", Verdict: Error},
-		{ID: "o__r-4", Verdict: EmptyPatch}, {ID: "o__r-5", Verdict: NotSubmitted, Cost: 0.5}}
+	r.Instances = []Instance{{ID: "o__r-1", Verdict: Resolved, Cost: some(1.0)}, {ID: "o__r-2", Verdict: Unresolved, Cost: some(2.0)}, {ID: "o__r-3", Verdict: Error},
+		{ID: "o__r-4", Verdict: EmptyPatch}, {ID: "o__r-5", Verdict: NotSubmitted, Cost: some(0.5)}}
 	when := time.Date(2026, 8, 12, 3, 4, 5, 0, time.UTC)
 	e := NewHistoryEntry(r, when)
 	want := HistoryEntry{SchemaVersion: 1, Date: "2026-08-12", Time: when, Sweep: "nightly", Cell: "x-r2", Variant: "x", Repeat: 2, Model: "m",

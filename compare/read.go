@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/swebench-run/swebench-run/eval"
 	"github.com/swebench-run/swebench-run/family/all"
 )
 
@@ -46,7 +47,7 @@ var ErrUnrecognised = errors.New("unrecognised input")
 const expected = "expected a swebench-run output directory (run.json, status.jsonl, eval/), a sweep folder (sweep.json), " +
 	"mini-swe-agent output (preds.json, exit_statuses_*.yaml, <id>/<id>.traj.json) with its harness logs, " +
 	"a harness run report (<model>.<run_id>.json, schema_version 2), an sb-cli report, " +
-	"a folder of <id>/report.json, an experiments results/results.json, " +
+	"a folder of <id>/report.json (the harness's or sb-cli's layout), an experiments results/results.json, " +
 	"or another dataset family's verdicts (SWE-bench Pro's eval_results.json or its evaluation folder, " +
 	"SWE-rebench-V2's eval_report.json, SWE-PolyBench's <id>_result.json files, SWE-smith's <id>/report.json)"
 
@@ -160,15 +161,17 @@ func readFile(src Source) (*Run, error) {
 		return readRunReport(p, data, keys)
 	case hasResolved && (hasNoGen || hasNoLogs):
 		return readExperiments(p, data)
-	case len(keys) == 1:
-		for id := range keys {
-			if r, err := readSingleReport(p, id, data); err == nil {
-				return r, nil
-			}
-		}
 	}
-	if r, ok, err := readFamilyFile(p, data); ok {
-		return r, err
+	r, err := readSingleReport(p, data)
+	if err == nil {
+		return r, nil
+	}
+	// Another family's verdict file may have a "resolved" key too (SWE-bench-Live's report.json).
+	if r, ok, ferr := readFamilyFile(p, data); ok {
+		return r, ferr
+	}
+	if errors.Is(err, eval.ErrReportUnnamed) || hasResolved {
+		return nil, fmt.Errorf("input %s: %w", p, err)
 	}
 	return nil, fmt.Errorf("input %s: %w: a JSON object with none of the known keys; %s", p, ErrUnrecognised, expected)
 }

@@ -12,12 +12,15 @@ import (
 	"strings"
 
 	"gopkg.in/yaml.v3"
+
+	"github.com/swebench-run/swebench-run/results"
 )
 
 // miniTrajectory is what a comparison needs of a mini-swe-agent trajectory (ours add tokens).
 type miniTrajectory struct {
 	Info struct {
-		ExitStatus string `json:"exit_status"`
+		ExitStatus string         `json:"exit_status"`
+		Config     map[string]any `json:"config"`
 		ModelStats struct {
 			InstanceCost float64 `json:"instance_cost"`
 			APICalls     int     `json:"api_calls"`
@@ -48,7 +51,8 @@ func readMini(dir, logsDir string) (*Run, error) {
 	if len(folder.reports) == 0 && len(folder.tried) == 0 {
 		return nil, fmt.Errorf("input %s: the harness logs %s hold no <id>/report.json", dir, logsDir)
 	}
-	r := &Run{Path: dir, Kind: KindMini}
+	// The trajectories record cost and model calls: an instance without one has neither.
+	r := &Run{Path: dir, Kind: KindMini, HasCost: true, HasSteps: true, ReportLayouts: folder.layouts}
 	m := map[string]*Instance{}
 	for id, p := range preds {
 		in := &Instance{}
@@ -91,12 +95,16 @@ func readMini(dir, logsDir string) (*Run, error) {
 			m[id] = in
 		}
 		in.ExitStatus = t.Info.ExitStatus
-		in.Cost = t.Info.ModelStats.InstanceCost
-		in.Steps = t.Info.ModelStats.APICalls
-		r.HasCost, r.HasSteps = true, true
-		if t.Info.SwebenchRun != nil {
-			in.Tokens = t.Info.SwebenchRun.Tokens
+		cost, calls := t.Info.ModelStats.InstanceCost, t.Info.ModelStats.APICalls
+		in.Steps = &calls
+		if results.KnownCost(cost, calls, results.CostUntracked(t.Info.Config)) {
+			in.Cost = &cost
+		}
+		if sr := t.Info.SwebenchRun; sr != nil {
 			r.HasTokens = true
+			if tok := sr.Tokens; results.KnownTokens(tok.Input, tok.Output, calls) {
+				in.Tokens = &tok
+			}
 		}
 	}
 	statuses, file, err := readExitStatuses(dir)

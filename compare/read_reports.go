@@ -190,20 +190,18 @@ func readFamilyFile(path string, data []byte) (*Run, bool, error) {
 	return r, true, nil
 }
 
-// readSingleReport reads one report.json given as a file.
-func readSingleReport(path, id string, data []byte) (*Run, error) {
-	rep, err := eval.ReadReportBytes(data)
+// readSingleReport reads one per-instance report given as a file, in any layout eval.ReadReport
+// knows: a report that names its instance (the harness's) is read as it is; one that does not
+// (sb-cli's) is of the instance its folder is named after.
+func readSingleReport(path string, data []byte) (*Run, error) {
+	rep, layout, err := eval.ReadReportBytes(data, "")
+	if errors.Is(err, eval.ErrReportUnnamed) {
+		rep, layout, err = eval.ReadReportBytes(data, eval.FolderInstance(path))
+	}
 	if err != nil {
 		return nil, err
 	}
-	var probe map[string]map[string]json.RawMessage
-	if err := json.Unmarshal(data, &probe); err != nil {
-		return nil, err
-	}
-	if _, ok := probe[id]["resolved"]; !ok {
-		return nil, errors.New("no resolved key")
-	}
-	r := &Run{Path: path, Kind: KindReportDir}
+	r := &Run{Path: path, Kind: KindReportDir, ReportLayouts: map[string]int{string(layout): 1}}
 	r.Instances = []Instance{{ID: rep.InstanceID, Verdict: reportVerdict(rep)}}
 	return r, nil
 }
@@ -224,12 +222,13 @@ type evalFolder struct {
 	tried   map[string]bool // a folder without report.json
 	// family holds the verdicts the folder keeps in another dataset family's format (SWE-bench
 	// Pro's eval_results.json and instance folders), read through the family registry.
-	family map[string]family.InstanceVerdict
+	family  map[string]family.InstanceVerdict
+	layouts map[string]int // SWE-bench reports read per layout (eval.ReportLayout)
 }
 
 // readEvalFolder reads every <dir>/<id>/report.json. A missing dir is empty.
 func readEvalFolder(dir string) (*evalFolder, error) {
-	f := &evalFolder{reports: map[string]eval.InstanceReport{}, tried: map[string]bool{}, family: map[string]family.InstanceVerdict{}}
+	f := &evalFolder{reports: map[string]eval.InstanceReport{}, tried: map[string]bool{}, family: map[string]family.InstanceVerdict{}, layouts: map[string]int{}}
 	entries, err := os.ReadDir(dir)
 	if errors.Is(err, fs.ErrNotExist) {
 		return f, nil
@@ -237,40 +236,33 @@ func readEvalFolder(dir string) (*evalFolder, error) {
 	if err != nil {
 		return nil, fmt.Errorf("evaluation folder %s: %w", dir, err)
 	}
-	// Other families' verdicts first: their run-level files claim their instances, whose
-	// folders may hold a report.json of their harness's own format (Multi-SWE-bench's).
-	others, err := all.ReadEvalFolder(dir)
-	if err != nil {
-		return nil, err
-	}
-	claimed := map[string]bool{}
-	for _, fv := range others {
-		for id := range fv.Verdicts {
-			claimed[id] = true
-		}
-	}
-	// A report.json that is not SWE-bench's and that no run-level file claims may still be
-	// another family's (SWE-bench-Live writes {"instance_id", "resolved", …}, SWE-smith its own): an error only
-	// when no family reads it.
+	// A report.json that is not SWE-bench's (in any layout) may be another family's
+	// (Multi-SWE-bench's, SWE-bench-Live's {"instance_id", "resolved", …}): an error only when no
+	// family reads that instance.
 	unread := map[string]error{}
 	for _, e := range entries {
-		if !e.IsDir() || claimed[e.Name()] {
+		if !e.IsDir() {
 			continue
 		}
 		p := filepath.Join(dir, e.Name(), "report.json")
-		rep, err := eval.ReadReport(p)
+		rep, layout, err := eval.ReadReport(p)
 		if errors.Is(err, fs.ErrNotExist) {
 			f.tried[e.Name()] = true
 			continue
 		}
+		if errors.Is(err, eval.ErrReportMismatch) {
+			return nil, err // a report naming another instance than its folder
+		}
 		if err != nil {
-			unread[e.Name()] = fmt.Errorf("%w; expected the harness's {\"<instance_id>\": {\"resolved\": …}}", err)
+			unread[e.Name()] = err
 			continue
 		}
-		if rep.InstanceID != e.Name() {
-			return nil, fmt.Errorf("%s is the report of %s, not of %s", p, rep.InstanceID, e.Name())
-		}
 		f.reports[rep.InstanceID] = rep
+		f.layouts[string(layout)]++
+	}
+	others, err := all.ReadEvalFolder(dir)
+	if err != nil {
+		return nil, err
 	}
 	for _, fv := range others {
 		for id, v := range fv.Verdicts {
@@ -345,7 +337,7 @@ func readReportDir(dir string) (*Run, error) {
 	if err != nil {
 		return nil, fmt.Errorf("input %s: %w", dir, err)
 	}
-	r := &Run{Path: dir, Kind: KindReportDir}
+	r := &Run{Path: dir, Kind: KindReportDir, ReportLayouts: f.layouts}
 	if len(f.reports) == 0 && len(f.family) > 0 {
 		r.Kind = KindFamilyReport
 	}

@@ -56,21 +56,33 @@ func readRunDir(dir, evalDir string, opts ReadOptions) (*Run, error) {
 	if err != nil {
 		return nil, fmt.Errorf("input %s: %w", dir, err)
 	}
+	r.ReportLayouts = folder.layouts
 	evaluated := rep != nil || len(folder.reports) > 0 || len(folder.tried) > 0 || len(folder.family) > 0
 	lists := rep.lists()
 
+	untracked := man != nil && results.CostUntracked(man.Config)
 	m := make(map[string]*Instance, len(history))
 	notEvaluated := 0
 	for id, h := range history {
 		last := h[len(h)-1]
-		in := &Instance{ExitStatus: last.ExitStatus, Steps: last.Steps}
+		steps := last.Steps
+		in := &Instance{ExitStatus: last.ExitStatus, Steps: &steps}
+		cost, calls, tok := 0.0, 0, Tokens{}
 		for _, rec := range h {
-			in.Cost += rec.Cost
-			in.Tokens.Input += rec.Tokens.Input
-			in.Tokens.Output += rec.Tokens.Output
+			cost += rec.Cost
+			calls += rec.APICalls
+			tok.Input += rec.Tokens.Input
+			tok.Output += rec.Tokens.Output
+		}
+		if results.KnownCost(cost, calls, untracked) {
+			in.Cost = &cost
+		}
+		if results.KnownTokens(tok.Input, tok.Output, calls) {
+			in.Tokens = &tok
 		}
 		if last.Queued > 0 && last.End >= last.Queued {
-			in.Seconds = last.End - last.Queued
+			secs := last.End - last.Queued
+			in.Seconds = &secs
 		}
 		m[id] = in
 		if last.Category != results.CategoryModel {

@@ -154,8 +154,8 @@ func TestReadMiniWithHarnessLogs(t *testing.T) {
 		if in.ExitStatus != "Submitted" {
 			t.Errorf("%s exit status %q, want Submitted", in.ID, in.ExitStatus)
 		}
-		total += in.Cost
-		steps += in.Steps
+		total += *in.Cost
+		steps += *in.Steps
 	}
 	// The sum of the 23 trajectories' info.model_stats.instance_cost and api_calls.
 	if !r.HasCost || math.Abs(total-1.461844636) > 1e-6 || steps != 1961 {
@@ -394,7 +394,7 @@ func TestReadRunDir(t *testing.T) {
 		}
 	}
 	in, _ := r.Get("django__django-1")
-	if in.Cost != 1.5 || in.Steps != 7 || in.Tokens.Input != 900 || in.Seconds != 70 || in.ExitStatus != "Submitted" || in.Repo != "django/django" {
+	if *in.Cost != 1.5 || *in.Steps != 7 || in.Tokens.Input != 900 || *in.Seconds != 70 || in.ExitStatus != "Submitted" || in.Repo != "django/django" {
 		t.Errorf("django-1 metrics = %+v, want cost 1.5 over both attempts, the last attempt's 7 steps and 70 s", in)
 	}
 	w := strings.Join(r.Warnings, "\n")

@@ -45,7 +45,7 @@ func WriteMarkdown(w io.Writer, res *Result) error {
 	for _, in := range res.Inputs {
 		m := in.Metrics
 		p("| %s | %s | %s | %d | %d | %s | %s | %s | %s | %s |\n", code(in.Name), kindsOf(in), cellText(dash(modelsOf(in))), in.Repeats,
-			in.Covered, count(in.Resolved), Percent1(in.ResolvedRate), distField(m.Cost, money, true), optMoney(m.CostPerResolved), distField(m.Steps, num, false))
+			in.Covered, count(in.Resolved), Percent1(in.ResolvedRate), distField(m.Cost, money, true), optMoney(m.CostPerResolved), medianField(m.Steps, num))
 	}
 	p("\n")
 	p("| verdict |")
@@ -202,7 +202,8 @@ var CSVHeader = []string{"instance_id", "repo", "input", "run", "repeat", "verdi
 	"cost", "steps", "input_tokens", "output_tokens", "duration_seconds", "flaky"}
 
 // WriteCSV writes one row per instance and run (repeats are runs): its verdict, exit status and
-// costs. Figures a run's form does not record are empty.
+// costs. A figure that is not known (the run's form does not record it, or not for this
+// instance) is empty, never 0.
 func WriteCSV(w io.Writer, res *Result) error {
 	cw := csv.NewWriter(w)
 	if err := cw.Write(CSVHeader); err != nil {
@@ -222,17 +223,17 @@ func WriteCSV(w io.Writer, res *Result) error {
 				}
 				if inst, ok := r.Get(row.ID); ok {
 					rec[6], rec[7] = inst.ExitStatus, inst.Detail
-					if r.HasCost {
-						rec[8] = f(inst.Cost, 'f', 6, 64)
+					if inst.Cost != nil {
+						rec[8] = f(*inst.Cost, 'f', 6, 64)
 					}
-					if r.HasSteps {
-						rec[9] = strconv.Itoa(inst.Steps)
+					if inst.Steps != nil {
+						rec[9] = strconv.Itoa(*inst.Steps)
 					}
-					if r.HasTokens {
+					if inst.Tokens != nil {
 						rec[10], rec[11] = strconv.Itoa(inst.Tokens.Input), strconv.Itoa(inst.Tokens.Output)
 					}
-					if r.HasDuration && inst.Seconds > 0 {
-						rec[12] = f(inst.Seconds, 'f', 3, 64)
+					if inst.Seconds != nil {
+						rec[12] = f(*inst.Seconds, 'f', 3, 64)
 					}
 				}
 				if err := cw.Write(rec); err != nil {

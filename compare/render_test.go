@@ -51,7 +51,7 @@ func sweepResult(t *testing.T) *Result {
 	for _, r := range append(append([]*Run(nil), gpt...), claude...) {
 		r.HasCost, r.HasSteps = true, true
 		for k := range r.Instances {
-			r.Instances[k].Cost, r.Instances[k].Steps, r.Instances[k].ExitStatus = 0.5, 10+k, "Submitted"
+			r.Instances[k].Cost, r.Instances[k].Steps, r.Instances[k].ExitStatus = some(0.5), some(10+k), "Submitted"
 		}
 	}
 	runs := append(append(base, gpt...), claude...)

@@ -6,6 +6,8 @@ import (
 	"sort"
 	"strings"
 	"text/tabwriter"
+
+	"github.com/swebench-run/swebench-run/eval"
 )
 
 // maxListed is how many ids a flip list shows before "… and N more" in the text and Markdown
@@ -289,12 +291,22 @@ func hasBootstrap(res *Result) bool {
 	return false
 }
 
+// kindsOf names the forms of an input's runs, with the layouts of the report.json files read:
+// "report_dir (sb-cli layout)".
 func kindsOf(in Input) string {
 	set := map[string]bool{}
+	layouts := map[string]int{}
 	for _, r := range in.Runs {
 		set[string(r.Kind)] = true
+		for l, n := range r.ReportLayouts {
+			layouts[l] += n
+		}
 	}
-	return strings.Join(sortedKeys(set), ",")
+	s := strings.Join(sortedKeys(set), ",")
+	if len(layouts) > 0 {
+		s += " (" + eval.LayoutCounts(layouts) + ")"
+	}
+	return s
 }
 
 func modelsOf(in Input) string {
@@ -361,14 +373,33 @@ func Duration(s float64) string {
 	return fmt.Sprintf("%dh%02dm", t/3600, t%3600/60)
 }
 
+// distField formats a distribution's total (with how many instances it is over, when not all
+// are known) or median; "–" when no value is known.
 func distField(d *Dist, f func(float64) string, total bool) string {
 	if d == nil || d.N == 0 {
 		return "–"
 	}
 	if total {
-		return f(d.Total)
+		return f(d.Total) + over(d.N, d.Of)
 	}
 	return f(d.Median)
+}
+
+// medianField formats a distribution's median with how many instances it is over, when not all
+// are known; "–" when none is.
+func medianField(d *Dist, f func(float64) string) string {
+	if d == nil || d.N == 0 {
+		return "–"
+	}
+	return f(d.Median) + over(d.N, d.Of)
+}
+
+// over says over how many instances a figure was taken when some are unknown: " over 3 of 100".
+func over(n, of int) string {
+	if n >= of {
+		return ""
+	}
+	return fmt.Sprintf(" over %d of %d", n, of)
 }
 
 func optMoney(f *float64) string {
@@ -378,12 +409,12 @@ func optMoney(f *float64) string {
 	return money(*f)
 }
 
-func tokensField(t *Tokens, in bool) string {
-	if t == nil {
+func tokensField(t *TokenTotals, in bool) string {
+	if t == nil || t.N == 0 {
 		return "–"
 	}
 	if in {
-		return fmt.Sprintf("%d", t.Input)
+		return fmt.Sprintf("%d", t.Input) + over(t.N, t.Of)
 	}
 	return fmt.Sprintf("%d", t.Output)
 }

@@ -44,17 +44,19 @@ const (
 	KindFamilyReport  Kind = "family_report"       // another dataset family's verdict files (SWE-bench Pro's eval_results.json)
 )
 
-// Instance is one instance of one run.
+// Instance is one instance of one run. Its figures are nil when they are not known — the run's
+// form does not record them (Run.HasCost, …), or it does but not for this instance (no
+// trajectory, no ledger record, a provider that reported no usage): unknown is never zero.
 type Instance struct {
 	ID         string
-	Repo       string  // owner/name, from the instance id
-	Verdict    Verdict //
-	ExitStatus string  // the agent's exit status, when known
-	Detail     string  // why: an error reason, "not evaluated", an unfinished status
-	Cost       float64 // dollars over all attempts (Run.HasCost)
-	Steps      int     // model calls of the last attempt (Run.HasSteps)
-	Tokens     Tokens  // over all attempts (Run.HasTokens)
-	Seconds    float64 // last attempt, queued → end (Run.HasDuration)
+	Repo       string   // owner/name, from the instance id
+	Verdict    Verdict  //
+	ExitStatus string   // the agent's exit status, when known
+	Detail     string   // why: an error reason, "not evaluated", an unfinished status
+	Cost       *float64 // dollars over all attempts
+	Steps      *int     // model calls of the last attempt
+	Tokens     *Tokens  // over all attempts
+	Seconds    *float64 // last attempt, queued → end
 }
 
 // Tokens counts model tokens.
@@ -86,7 +88,11 @@ type Run struct {
 	// Total is the size of the dataset the input says it covers, when it says so.
 	Total int
 
+	// HasCost, …: the input's form records the figure (its instances may still lack it).
 	HasCost, HasSteps, HasTokens, HasDuration bool
+	// ReportLayouts counts the per-instance report.json files read, by their layout
+	// (eval.ReportLayout: the harness's, sb-cli's); empty when the form has none.
+	ReportLayouts map[string]int
 
 	Instances []Instance // sorted by ID
 	Warnings  []string

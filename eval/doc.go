@@ -43,6 +43,12 @@
 // run_instance.log and the run report, and lets the grader run the family's commands, write the
 // harness's files per instance and, after the run, its run-level files (Finish).
 //
-// RegradeFromLogs grades existing logs without containers (the harness's or ours), and package
-// logparse holds the log parsers of every log_parser the datasets name.
+// ReadReport is the one reader of a per-instance report.json: it detects the layout (the
+// harness's {"<id>": {…}}, or sb-cli's bare object named by its folder), returns the verdict and
+// the layout, and refuses a report that names another instance than its folder; every package
+// that reads per-instance reports goes through it.
+//
+// RegradeFromLogs grades existing logs without containers (the harness's or ours; a log that kept
+// only its report.json keeps that verdict), and package logparse holds the log parsers of every
+// log_parser the datasets name.
 package eval

@@ -320,12 +320,12 @@ func (e *Evaluator) Evaluate(ctx context.Context, inst dataset.Instance, pred Pr
 	}
 	dir := filepath.Join(e.opts.OutDir, id)
 	if !e.opts.Redo {
-		if rep, err := ReadReport(filepath.Join(dir, reportFile)); err == nil && rep.InstanceID == id {
+		if rep, layout, err := ReadReport(filepath.Join(dir, reportFile)); err == nil && rep.InstanceID == id {
 			res.Report, res.Outcome = &rep, Unresolved
 			if rep.Resolved {
 				res.Outcome = Resolved
 			}
-			log.Info("evaluation reused", "resolved", rep.Resolved)
+			log.Info("evaluation reused", "resolved", rep.Resolved, "layout", layout)
 			e.done(res)
 			return res, nil
 		}

@@ -273,7 +273,7 @@ func TestEvaluateInstance(t *testing.T) {
 			}
 			dir := filepath.Join(out, inst.InstanceID)
 			if tt.wantOutcome == Resolved || tt.wantOutcome == Unresolved {
-				rep, err := ReadReport(filepath.Join(dir, "report.json"))
+				rep, _, err := ReadReport(filepath.Join(dir, "report.json"))
 				if err != nil {
 					t.Fatal(err)
 				}

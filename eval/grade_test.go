@@ -150,7 +150,7 @@ func TestMarshalReportLikePython(t *testing.T) {
 	if !strings.Contains(string(got), `"t::a[\u00e9<>&\ud83d\ude00]"`) {
 		t.Errorf("got %s, want non-ASCII escaped as Python's ensure_ascii does and <>& kept", got)
 	}
-	back, err := ReadReportBytes(got)
+	back, _, err := ReadReportBytes(got, "o__r-1")
 	if err != nil || back.InstanceID != "o__r-1" || back.TestsStatus.FailToPass.Success[0] != "t::a[é<>&😀]" {
 		t.Errorf("round trip: got %+v, %v", back, err)
 	}

@@ -32,8 +32,11 @@ type RegradeOptions struct {
 }
 
 // RegradeFromLogs grades existing test logs without containers and writes the reports as a normal
-// evaluation writes them. Predictions for instances not in insts are an error; an instance whose
-// log is missing is an error of that instance (KindNoTestOutput), not of the run.
+// evaluation writes them. An instance whose folder holds a report.json but no test_output.txt (as
+// published submission folders keep them, in the harness's or sb-cli's layout) keeps that
+// report's verdict: its Result names the layout in FromReport. Predictions for instances not in
+// insts are an error; an instance with neither is an error of that instance (KindNoTestOutput),
+// not of the run.
 func RegradeFromLogs(opts RegradeOptions, insts []dataset.Instance, preds map[string]Prediction) (RunReport, []Result, error) {
 	if opts.RunID == "" {
 		return RunReport{}, nil, errors.New("regrade: empty run id; pass --run-id")
@@ -123,8 +126,20 @@ func regradeOne(opts RegradeOptions, inst dataset.Instance, pred Prediction) (Re
 		}
 	}
 	if srcDir == "" {
+		// A folder as submissions publish it keeps only report.json: its verdict stands, ungraded.
+		for _, c := range cands {
+			rep, layout, err := ReadReport(filepath.Join(c, inst.InstanceID, reportFile))
+			if errors.Is(err, fs.ErrNotExist) {
+				continue
+			}
+			if err != nil {
+				res.Outcome, res.ErrorKind, res.Reason = Error, KindGrading, err.Error()
+				return res, nil
+			}
+			return fromReport(opts, inst, filepath.Join(c, inst.InstanceID), rep, layout)
+		}
 		res.Outcome, res.ErrorKind = Error, KindNoTestOutput
-		res.Reason = fmt.Sprintf("no %s for %s under %s", testOutputFile, inst.InstanceID, strings.Join(cands, ", "))
+		res.Reason = fmt.Sprintf("no %s (nor %s) for %s under %s", testOutputFile, reportFile, inst.InstanceID, strings.Join(cands, ", "))
 		return res, nil
 	}
 
@@ -148,6 +163,39 @@ func regradeOne(opts RegradeOptions, inst dataset.Instance, pred Prediction) (Re
 		}
 	}
 	return gradeAndWrite(inst, string(output), dst)
+}
+
+// fromReport takes the verdict of an existing report.json (in srcDir) whose log has no test output
+// to grade again: it writes the report in the harness's layout into OutDir/<id>/, with the
+// evaluated patch.diff when srcDir has one (never the prediction's: nothing says it was the one
+// evaluated), and the Result names the layout it was read in. A report regraded in place is left
+// as it is.
+func fromReport(opts RegradeOptions, inst dataset.Instance, srcDir string, rep InstanceReport, layout ReportLayout) (Result, error) {
+	res := Result{InstanceID: inst.InstanceID, FromReport: layout, Report: &rep, Outcome: Unresolved}
+	if rep.Resolved {
+		res.Outcome = Resolved
+	}
+	dst := filepath.Join(opts.OutDir, inst.InstanceID)
+	if sameDir(srcDir, dst) {
+		return res, nil
+	}
+	data, err := MarshalReport(rep)
+	if err != nil {
+		return res, fmt.Errorf("report %s: %w", inst.InstanceID, err)
+	}
+	files := map[string][]byte{reportFile: data}
+	if patch, err := os.ReadFile(filepath.Join(srcDir, patchFile)); err == nil {
+		files[patchFile] = patch
+	}
+	if err := os.MkdirAll(dst, 0o755); err != nil {
+		return res, fmt.Errorf("regrade %s: %w", inst.InstanceID, err)
+	}
+	for name, content := range files {
+		if err := results.WriteFileAtomic(filepath.Join(dst, name), content, 0o644); err != nil {
+			return res, err
+		}
+	}
+	return res, nil
 }
 
 func sameDir(a, b string) bool {

@@ -60,7 +60,7 @@ func TestRegradeFixtureLogs(t *testing.T) {
 				}
 			}
 		})
-		wr, err := ReadReport(filepath.Join(logs, id, "report.json"))
+		wr, _, err := ReadReport(filepath.Join(logs, id, "report.json"))
 		if err != nil {
 			t.Fatal(err)
 		}

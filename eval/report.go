@@ -27,20 +27,18 @@ func (r InstanceReport) MarshalJSON() ([]byte, error) {
 	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
 }
 
-// UnmarshalJSON reads a report.json of exactly one instance.
+// UnmarshalJSON reads a report.json of exactly one instance in the harness's layout (ReadReport
+// reads every layout).
 func (r *InstanceReport) UnmarshalJSON(data []byte) error {
-	type plain InstanceReport
-	var m map[string]plain
-	if err := json.Unmarshal(data, &m); err != nil {
+	var keys map[string]json.RawMessage
+	if err := json.Unmarshal(data, &keys); err != nil {
 		return err
 	}
-	if len(m) != 1 {
-		return fmt.Errorf("report holds %d instances, want exactly 1", len(m))
+	rep, err := decodeHarness(data, keys, "")
+	if err != nil {
+		return err
 	}
-	for id, p := range m {
-		*r = InstanceReport(p)
-		r.InstanceID = id
-	}
+	*r = rep
 	return nil
 }
 
@@ -83,22 +81,6 @@ func asciiEscape(b []byte) []byte {
 // MarshalReport returns the bytes of report.json as the harness writes them.
 func MarshalReport(r InstanceReport) ([]byte, error) { return harnessJSON(r) }
 
-// ReadReport reads a report.json written by this package or by the harness.
-func ReadReport(path string) (InstanceReport, error) {
-	var r InstanceReport
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return r, err
-	}
-	if len(bytes.TrimSpace(data)) == 0 {
-		return r, fmt.Errorf("read report %s: file is empty", path)
-	}
-	if err := json.Unmarshal(data, &r); err != nil {
-		return r, fmt.Errorf("read report %s: %w", path, err)
-	}
-	return r, nil
-}
-
 // Outcome is what became of one prediction in an evaluation (family.Outcome, shared by every
 // family's grader).
 type Outcome = family.Outcome
@@ -136,6 +118,9 @@ type Result struct {
 	ErrorKind  ErrorKind       // set when Outcome is Error
 	Reason     string          // human-readable cause when Outcome is Error
 	Report     *InstanceReport // set when the prediction was graded (Resolved or Unresolved)
+	// FromReport is set when the verdict was not graded here but taken from an existing
+	// report.json (regrading a folder without test output): the layout it was read in.
+	FromReport ReportLayout
 }
 
 // RunReport is the harness's run report (schema_version 2), written as
@@ -233,11 +218,4 @@ func WriteRunReport(dir, model, runID string, rep RunReport) (string, error) {
 	}
 	path := filepath.Join(dir, RunReportName(model, runID))
 	return path, results.WriteFileAtomic(path, append(data, '\n'), 0o644)
-}
-
-// ReadReportBytes decodes a report.json's content.
-func ReadReportBytes(data []byte) (InstanceReport, error) {
-	var r InstanceReport
-	err := json.Unmarshal(data, &r)
-	return r, err
 }

@@ -95,6 +95,7 @@ type evalData struct {
 	Elided   int               `json:"test_output_elided,omitempty"`
 	Bytes    int               `json:"test_output_bytes,omitempty"`
 	Extra    map[string]string `json:"extra,omitempty"`
+	Layout   string            `json:"layout,omitempty"` // the layout report.json was read in (eval.ReportLayout)
 }
 
 type tests struct {
@@ -136,11 +137,11 @@ func (r *Report) instance(k int, id string) (*instanceData, string, error) {
 		d.Patch, d.PatchSource = p.Patch(), "preds.json"
 	}
 	if p := rd.evalPath(id, "report.json"); p != "" {
-		rep, err := eval.ReadReport(p)
+		rep, layout, err := eval.ReadReport(p)
 		if err != nil {
 			d.Notes = append(d.Notes, red.Text(err.Error()))
 		} else {
-			e := &evalData{Resolved: rep.Resolved, Applied: rep.PatchSuccessfullyApplied, Exists: rep.PatchExists}
+			e := &evalData{Resolved: rep.Resolved, Applied: rep.PatchSuccessfullyApplied, Exists: rep.PatchExists, Layout: string(layout)}
 			if ts := rep.TestsStatus; ts != nil {
 				e.HasTests = true
 				e.Tests = map[string]tests{}

@@ -154,7 +154,7 @@ func (rd *runData) locate() error {
 		}
 		// A run that has just started has an empty ledger: no statistics yet.
 		if history, _, err := results.ReadLedger(rd.Path); err == nil && len(history) > 0 {
-			st, err := results.ComputeStats(rd.Path)
+			st, err := results.ComputeStats(rd.Path, eval.ReportVerdict)
 			if err != nil {
 				return fmt.Errorf("input %s: %w", rd.Path, err)
 			}

@@ -57,6 +57,8 @@ type runSummary struct {
 	Dataset  string          `json:"dataset,omitempty"`
 	Has      map[string]bool `json:"has"`
 	Warnings []string        `json:"warnings"`
+	// ReportLayouts counts the per-instance report.json files read, by layout.
+	ReportLayouts map[string]int `json:"report_layouts,omitempty"`
 	// Failures are the instances whose last attempt failed for infrastructure reasons (run
 	// directories), with the reason; Unfinished were cut by a run-wide budget.
 	Failures   []results.Failure `json:"failures"`
@@ -76,7 +78,8 @@ type cells struct {
 	X []int `json:"x"`
 	D []int `json:"d"`
 	F []int `json:"f"`
-	// Per instance, when the run's form records them (else absent).
+	// Per instance, when the run's form records them (else absent); null where the instance's
+	// figure is not known.
 	Cost    numbers `json:"c,omitempty"`
 	Steps   numbers `json:"s,omitempty"`
 	Seconds numbers `json:"t,omitempty"`
@@ -166,7 +169,7 @@ func (r *Report) summary(search *searchInfo) *summary {
 	for _, rd := range r.runs {
 		rs := runSummary{Label: rd.Label, Input: rd.input, Kind: rd.Kind, Path: rd.Path, Model: rd.Model, Dataset: rd.Dataset,
 			Has:      map[string]bool{"cost": rd.HasCost, "steps": rd.HasSteps, "tokens": rd.HasTokens, "time": rd.HasDuration, "traj": rd.trajDir != "", "eval": rd.evalDir != ""},
-			Warnings: append([]string{}, rd.Warnings...), Failures: []results.Failure{}, Unfinished: []string{}}
+			Warnings: append([]string{}, rd.Warnings...), Failures: []results.Failure{}, Unfinished: []string{}, ReportLayouts: rd.ReportLayouts}
 		if rd.stats != nil {
 			rs.Failures = append(rs.Failures, rd.stats.Failures...)
 			rs.Unfinished = append(rs.Unfinished, rd.stats.Unfinished...)
@@ -210,16 +213,17 @@ func (r *Report) summary(search *searchInfo) *summary {
 			if p, ok := rd.preds[in.ID]; ok && !p.Empty() {
 				c.F[i] |= flagPatch
 			}
-			if c.Cost != nil {
-				c.Cost[i] = in.Cost
+			// An unknown figure stays NaN, null in the data: the pages show "–", never 0.
+			if c.Cost != nil && in.Cost != nil {
+				c.Cost[i] = *in.Cost
 			}
-			if c.Steps != nil {
-				c.Steps[i] = float64(in.Steps)
+			if c.Steps != nil && in.Steps != nil {
+				c.Steps[i] = float64(*in.Steps)
 			}
-			if c.Seconds != nil && in.Seconds > 0 {
-				c.Seconds[i] = in.Seconds
+			if c.Seconds != nil && in.Seconds != nil {
+				c.Seconds[i] = *in.Seconds
 			}
-			if c.TokIn != nil {
+			if c.TokIn != nil && in.Tokens != nil {
 				c.TokIn[i], c.TokOut[i] = float64(in.Tokens.Input), float64(in.Tokens.Output)
 			}
 			if in.Verdict == compare.Resolved || in.Verdict == compare.Unresolved || in.Verdict == compare.Error {

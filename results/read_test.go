@@ -134,7 +134,7 @@ func TestStatsFromTrajectories(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	st, err := results.ComputeStats(dir)
+	st, err := results.ComputeStats(dir, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -144,7 +144,7 @@ func TestStatsFromTrajectories(t *testing.T) {
 	if st.Cost.Total != 2+1.5+3.75+3 || st.Steps.Total != 4+3+3+6 {
 		t.Errorf("cost %v steps %v, want 10.25 and 16", st.Cost.Total, st.Steps.Total)
 	}
-	if _, err := results.ComputeStats(t.TempDir()); err == nil || !strings.Contains(err.Error(), "traj.json") {
+	if _, err := results.ComputeStats(t.TempDir(), nil); err == nil || !strings.Contains(err.Error(), "traj.json") {
 		t.Errorf("empty directory: err = %v", err)
 	}
 }

@@ -18,11 +18,14 @@ type Stats struct {
 	Attempts   int            `json:"attempts"`
 	ByStatus   map[string]int `json:"by_status"`
 	ByCategory map[string]int `json:"by_category"`
-	Cost       Dist           `json:"cost"`             // per instance, all attempts
-	Steps      Dist           `json:"steps"`            // per instance, last attempt
-	Seconds    Dist           `json:"duration_seconds"` // per instance, last attempt, queued → end
-	Tokens     Tokens         `json:"tokens"`
-	Failures   []Failure      `json:"infrastructure_failures"`
+	// Cost, Steps and Seconds are over the instances whose figure is known (Dist.N of Instances):
+	// an unknown figure is left out, never counted as zero.
+	Cost     Dist      `json:"cost"`             // per instance, all attempts
+	Steps    Dist      `json:"steps"`            // per instance, last attempt
+	Seconds  Dist      `json:"duration_seconds"` // per instance, last attempt, queued → end
+	Tokens   Tokens    `json:"tokens"`           // over the TokensN instances whose usage is known
+	TokensN  int       `json:"tokens_n"`
+	Failures []Failure `json:"infrastructure_failures"`
 	// Unfinished lists the instances whose last attempt was cut by a run-wide budget: neither
 	// resolved nor unresolved, they run again when a run has budget left.
 	Unfinished []string   `json:"unfinished"`
@@ -32,13 +35,24 @@ type Stats struct {
 	FromTrajectories bool `json:"from_trajectories,omitempty"`
 }
 
-// Dist describes a distribution.
+// Dist describes the distribution of the N known values of a figure. Without any (N 0), its
+// figures are null in JSON.
 type Dist struct {
+	N     int     `json:"n"`
 	Total float64 `json:"total"`
 	Mean  float64 `json:"mean"`
 	P50   float64 `json:"p50"`
 	P90   float64 `json:"p90"`
 	Max   float64 `json:"max"`
+}
+
+// MarshalJSON writes null for the figures of a Dist without values.
+func (d Dist) MarshalJSON() ([]byte, error) {
+	type plain Dist
+	if d.N > 0 {
+		return json.Marshal(plain(d))
+	}
+	return []byte(`{"n":0,"total":null,"mean":null,"p50":null,"p90":null,"max":null}`), nil
 }
 
 // Failure is an instance whose last attempt failed for infrastructure reasons.
@@ -51,19 +65,27 @@ type Failure struct {
 
 // EvalStats count the per-instance reports under <dir>/eval.
 type EvalStats struct {
-	Evaluated  int     `json:"evaluated"`
-	Resolved   int     `json:"resolved"`
-	Unresolved int     `json:"unresolved"`
-	Applied    int     `json:"patch_applied"`
-	Rate       float64 `json:"resolved_rate"` // resolved ÷ instances in the ledger, unfinished ones left out
+	Evaluated  int            `json:"evaluated"`
+	Resolved   int            `json:"resolved"`
+	Unresolved int            `json:"unresolved"`
+	Applied    int            `json:"patch_applied"`
+	Rate       float64        `json:"resolved_rate"`  // resolved ÷ instances in the ledger, unfinished ones left out
+	Layouts    map[string]int `json:"report_layouts"` // reports read per layout (the harness's, sb-cli's)
 	// Format names the verdict files read when they are not the SWE-bench harness's report.json
 	// (another dataset family's, e.g. "SWE-bench Pro eval_results.json"); Applied is not known
 	// then.
 	Format string `json:"format,omitempty"`
 }
 
-// ComputeStats reads dir's ledger and evaluation reports.
-func ComputeStats(dir string) (*Stats, error) {
+// ReportReader reads one per-instance report.json, in whatever layout it was written: whether it
+// resolved its instance, whether the patch applied, and the layout it was read in. The program
+// passes eval.ReportVerdict (this package cannot import eval, which imports it). An empty layout
+// with no error means the file is another dataset family's report, not counted here.
+type ReportReader func(path string) (resolved, applied bool, layout string, err error)
+
+// ComputeStats reads dir's ledger and its evaluation reports (<dir>/eval/<id>/report.json, read
+// with readReport; nil leaves the evaluation out).
+func ComputeStats(dir string, readReport ReportReader) (*Stats, error) {
 	if _, err := os.Stat(dir); err != nil {
 		return nil, fmt.Errorf("output directory %s: %w", dir, err)
 	}
@@ -72,12 +94,17 @@ func ComputeStats(dir string) (*Stats, error) {
 		return nil, err
 	}
 	if len(history) == 0 {
-		if st, err := statsFromTrajectories(dir); st != nil || err != nil {
+		if st, err := statsFromTrajectories(dir, readReport); st != nil || err != nil {
 			return st, err
 		}
 		return nil, fmt.Errorf("%s has no %s and no <id>/<id>.traj.json: not an output directory of swebench-run or mini-swe-agent, or nothing finished yet", dir, LedgerFile)
 	}
 	st := &Stats{Dir: dir, Instances: len(history), ByStatus: map[string]int{}, ByCategory: map[string]int{}}
+	man, err := ReadManifest(dir)
+	if err != nil {
+		return nil, err
+	}
+	untracked := man != nil && CostUntracked(man.Config)
 	var costs, steps, secs []float64
 	ids := make([]string, 0, len(history))
 	for id := range history {
@@ -90,16 +117,27 @@ func ComputeStats(dir string) (*Stats, error) {
 		st.Attempts += len(h)
 		st.ByStatus[last.ExitStatus]++
 		st.ByCategory[last.Category]++
-		c := 0.0
+		c, calls, tok := 0.0, 0, Tokens{}
 		for _, r := range h {
 			c += r.Cost
-			st.Tokens.Input += r.Tokens.Input
-			st.Tokens.Output += r.Tokens.Output
-			st.Tokens.CacheRead += r.Tokens.CacheRead
-			st.Tokens.CacheWrite += r.Tokens.CacheWrite
-			st.Tokens.Reasoning += r.Tokens.Reasoning
+			calls += r.APICalls
+			tok.Input += r.Tokens.Input
+			tok.Output += r.Tokens.Output
+			tok.CacheRead += r.Tokens.CacheRead
+			tok.CacheWrite += r.Tokens.CacheWrite
+			tok.Reasoning += r.Tokens.Reasoning
 		}
-		costs = append(costs, c)
+		if KnownCost(c, calls, untracked) {
+			costs = append(costs, c)
+		}
+		if KnownTokens(tok.Input, tok.Output, calls) {
+			st.Tokens.Input += tok.Input
+			st.Tokens.Output += tok.Output
+			st.Tokens.CacheRead += tok.CacheRead
+			st.Tokens.CacheWrite += tok.CacheWrite
+			st.Tokens.Reasoning += tok.Reasoning
+			st.TokensN++
+		}
 		steps = append(steps, float64(last.Steps))
 		if last.Queued > 0 && last.End >= last.Queued {
 			secs = append(secs, last.End-last.Queued)
@@ -112,14 +150,15 @@ func ComputeStats(dir string) (*Stats, error) {
 		}
 	}
 	st.Cost, st.Steps, st.Seconds = dist(costs), dist(steps), dist(secs)
-	st.Eval, err = evalStats(dir, len(history)-len(st.Unfinished))
+	st.Eval, err = evalStats(dir, len(history)-len(st.Unfinished), readReport)
 	return st, err
 }
 
 // statsFromTrajectories computes the statistics of an output directory without a ledger from
 // its trajectories (mini-swe-agent's layout: <dir>/<id>/<id>.traj.json, any trajectory format);
-// nil when it has none.
-func statsFromTrajectories(dir string) (*Stats, error) {
+// nil when it has none. A prediction of preds.json without a trajectory counts as an instance
+// whose figures are not known ("(no trajectory)").
+func statsFromTrajectories(dir string, readReport ReportReader) (*Stats, error) {
 	paths, err := filepath.Glob(filepath.Join(dir, "*", "*.traj.json"))
 	if err != nil || len(paths) == 0 {
 		return nil, err
@@ -127,11 +166,13 @@ func statsFromTrajectories(dir string) (*Stats, error) {
 	sort.Strings(paths)
 	st := &Stats{Dir: dir, ByStatus: map[string]int{}, ByCategory: map[string]int{}, FromTrajectories: true}
 	var costs, steps []float64
+	seen := map[string]bool{}
 	for _, p := range paths {
 		t, err := ReadTrajectory(p)
 		if err != nil {
 			return nil, err
 		}
+		seen[filepath.Base(filepath.Dir(p))] = true
 		st.Instances++
 		st.Attempts++
 		status := t.Info.ExitStatus
@@ -139,50 +180,59 @@ func statsFromTrajectories(dir string) (*Stats, error) {
 			status = "(none recorded)"
 		}
 		st.ByStatus[status]++
-		costs = append(costs, t.Info.ModelStats.InstanceCost)
-		steps = append(steps, float64(t.Info.ModelStats.APICalls))
+		cost, calls := t.Info.ModelStats.InstanceCost, t.Info.ModelStats.APICalls
+		config, _ := t.Info.Config.(map[string]any)
+		if KnownCost(cost, calls, CostUntracked(config)) {
+			costs = append(costs, cost)
+		}
+		steps = append(steps, float64(calls))
+	}
+	if data, err := os.ReadFile(filepath.Join(dir, PredsFile)); err == nil {
+		var preds map[string]json.RawMessage
+		if json.Unmarshal(data, &preds) == nil {
+			for id := range preds {
+				if !seen[id] {
+					st.Instances++
+					st.ByStatus[NoTrajectory]++
+				}
+			}
+		}
 	}
 	st.Cost, st.Steps = dist(costs), dist(steps)
-	st.Eval, err = evalStats(dir, st.Instances)
+	st.Eval, err = evalStats(dir, st.Instances, readReport)
 	return st, err
 }
 
-func evalStats(dir string, instances int) (*EvalStats, error) {
+// NoTrajectory is the status stats gives a prediction without a trajectory.
+const NoTrajectory = "(no trajectory)"
+
+func evalStats(dir string, instances int, readReport ReportReader) (*EvalStats, error) {
 	paths, _ := filepath.Glob(filepath.Join(dir, "eval", "*", "report.json"))
-	if len(paths) == 0 {
+	if len(paths) == 0 || readReport == nil {
 		return nil, nil
 	}
-	es := &EvalStats{}
+	es := &EvalStats{Layouts: map[string]int{}}
 	foreign := 0
 	for _, p := range paths {
-		data, err := os.ReadFile(p)
+		resolved, applied, layout, err := readReport(p)
 		if err != nil {
 			return nil, err
 		}
-		var rep map[string]struct {
-			Resolved bool `json:"resolved"`
-			Applied  bool `json:"patch_successfully_applied"`
+		if layout == "" {
+			// Another dataset family's report.json (SWE-bench-Live's {"instance_id",
+			// "resolved", …}, SWE-smith's), which the family's reader counts.
+			foreign++
+			continue
 		}
-		if err := json.Unmarshal(data, &rep); err != nil {
-			if json.Valid(data) {
-				// Not the SWE-bench harness's: another dataset family's report.json
-				// (SWE-bench-Live's {"instance_id", "resolved", …}, SWE-smith's), which the
-				// family's reader counts.
-				foreign++
-				continue
-			}
-			return nil, fmt.Errorf("%s: not a harness report: %w", p, err)
+		es.Evaluated++
+		es.Layouts[layout]++
+		if resolved {
+			es.Resolved++
+		} else {
+			es.Unresolved++
 		}
-		for _, r := range rep {
-			es.Evaluated++
-			if r.Resolved {
-				es.Resolved++
-			} else {
-				es.Unresolved++
-			}
-			if r.Applied {
-				es.Applied++
-			}
+		if applied {
+			es.Applied++
 		}
 	}
 	if es.Evaluated == 0 && foreign > 0 {
@@ -200,7 +250,7 @@ func dist(v []float64) Dist {
 	}
 	s := append([]float64(nil), v...)
 	sort.Float64s(s)
-	d := Dist{Max: s[len(s)-1]}
+	d := Dist{N: len(s), Max: s[len(s)-1]}
 	for _, x := range s {
 		d.Total += x
 	}

@@ -167,7 +167,7 @@ func Build(ctx context.Context, in *Input, root string, opts Options) (*Built, e
 	logs := map[string]logState{}
 	for id, p := range preds {
 		if !p.Empty() {
-			logs[id] = readLogState(filepath.Join(in.EvalDir, id), id)
+			logs[id] = readLogState(filepath.Join(in.EvalDir, id))
 		}
 	}
 	found = append(found, checkLogs(preds, logs, unfinishedWhy(verdicts))...)
@@ -246,8 +246,12 @@ func Build(ctx context.Context, in *Input, root string, opts Options) (*Built, e
 			continue // the harness does not evaluate an empty patch: no log, no_generation
 		}
 		dst := filepath.Join(tmp, LogsDir, id)
-		if err := write(filepath.Join(dst, "patch.diff"), []byte(p.Patch())); err != nil {
-			return nil, err
+		// A log that kept only its report.json (as sb-cli's are published) is copied as it is:
+		// graded from that report, not passed off as an evaluation of this patch.
+		if s := logs[id]; s.HasPatch || s.HasOutput || !s.HasReport {
+			if err := write(filepath.Join(dst, "patch.diff"), []byte(p.Patch())); err != nil {
+				return nil, err
+			}
 		}
 		for _, name := range []string{"eval.sh", "test_output.txt", "report.json"} {
 			data, err := os.ReadFile(filepath.Join(in.EvalDir, id, name))
@@ -266,6 +270,7 @@ func Build(ctx context.Context, in *Input, root string, opts Options) (*Built, e
 	if err != nil {
 		return nil, err
 	}
+	found = append(found, checkFromReports(computed)...)
 	found = append(found, checkRegrade(computed, logs)...)
 	if err := decide(found, opts.Force); err != nil {
 		return nil, err

@@ -50,7 +50,7 @@ func TestBuildFixtureRun(t *testing.T) {
 	}
 	for _, e := range entries {
 		ids = append(ids, e.Name())
-		rep, err := eval.ReadReport(filepath.Join(logsDir, e.Name(), "report.json"))
+		rep, _, err := eval.ReadReport(filepath.Join(logsDir, e.Name(), "report.json"))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -165,7 +165,7 @@ func checkFolder(ctx context.Context, dir, folder string, opts CheckOptions) (*C
 			continue
 		}
 		d := filepath.Join(dir, LogsDir, id)
-		logs[id] = readLogState(d, id)
+		logs[id] = readLogState(d)
 		for _, junk := range []string{"run_instance.log", "image_build_dir"} {
 			if exists(filepath.Join(d, junk)) {
 				leftovers = append(leftovers, filepath.Join(LogsDir, id, junk))
@@ -186,6 +186,7 @@ func checkFolder(ctx context.Context, dir, folder string, opts CheckOptions) (*C
 		return nil, err
 	}
 	rep.Computed = computed
+	add(checkFromReports(computed)...)
 	add(checkRegrade(computed, logs)...)
 	add(compareResults(dir, computed)...)
 	rep.Findings = rep.Findings.Sorted()

@@ -2,7 +2,9 @@ package submission
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path"
 	"path/filepath"
@@ -330,33 +332,42 @@ func looksLikeTest(p string) bool {
 type logState struct {
 	Dir        string
 	HasOutput  bool   // test_output.txt
-	HasReport  bool   // report.json
+	HasReport  bool   // a readable report.json, in any layout eval.ReadReport knows
 	Patch      string // patch.diff ("" when absent)
 	HasPatch   bool
-	ReportSays *bool // report.json's resolved
+	ReportSays *bool             // report.json's resolved
+	Layout     eval.ReportLayout // the layout report.json was read in
+	ReportErr  string            // why report.json could not be read ("" when it was, or is absent)
 }
 
-func readLogState(dir, id string) logState {
+func readLogState(dir string) logState {
 	s := logState{Dir: dir}
 	s.HasOutput = exists(filepath.Join(dir, "test_output.txt"))
 	if data, err := os.ReadFile(filepath.Join(dir, "patch.diff")); err == nil {
 		s.Patch, s.HasPatch = string(data), true
 	}
-	if rep, err := eval.ReadReport(filepath.Join(dir, "report.json")); err == nil && rep.InstanceID == id {
-		s.HasReport = true
+	rep, layout, err := eval.ReadReport(filepath.Join(dir, "report.json"))
+	switch {
+	case err == nil:
+		s.HasReport, s.Layout = true, layout
 		r := rep.Resolved
 		s.ReportSays = &r
+	case !errors.Is(err, fs.ErrNotExist):
+		s.ReportErr = err.Error()
 	}
 	return s
 }
 
-// checkLogs checks the evaluation folder of every predicted instance with a patch: a log made
-// for another patch than the prediction is a failure; an instance without a log folder or
-// patch.diff counts as no_generation, one without test_output.txt (not evaluated, or the
-// evaluation failed before the tests) as no_logs: warnings.
+// checkLogs checks the evaluation folder of every predicted instance with a patch. A log made for
+// another patch than the prediction is a failure. Missing pieces are separate findings, as
+// get_results counts them: no log at all (no patch.diff, test_output.txt nor report.json:
+// no_generation), a patch.diff without test output (no_logs), test output without patch.diff
+// (no_generation) and an unreadable report.json are warnings; a log without report.json (graded
+// from its test output) is a note. A log holding only report.json — as published folders keep
+// them — is graded from that report (Compute; checkFromReports says so).
 func checkLogs(preds map[string]eval.Prediction, logs map[string]logState, why map[string]string) Findings {
-	var stale, noLog, noOutput []string
-	var noLogIDs, noOutputIDs []string
+	var stale, noLog, noOutput, noPatch, noReport, badReport []string
+	var noLogIDs, noOutputIDs, noPatchIDs, noReportIDs, badReportIDs []string
 	for _, id := range sortedIDs(preds) {
 		p := preds[id]
 		if p.Empty() {
@@ -369,15 +380,27 @@ func checkLogs(preds map[string]eval.Prediction, logs map[string]logState, why m
 			}
 			return id + " (" + def + ")"
 		}
+		if s.ReportErr != "" {
+			badReport = append(badReport, s.ReportErr)
+			badReportIDs = append(badReportIDs, id)
+		}
 		switch {
 		case s.HasPatch && strings.TrimRight(s.Patch, "\n") != strings.TrimRight(p.Patch(), "\n"):
 			stale = append(stale, id)
-		case !s.HasPatch && !s.HasOutput:
+		case !s.HasPatch && !s.HasOutput && !s.HasReport:
 			noLog = append(noLog, reason("no log"))
 			noLogIDs = append(noLogIDs, id)
+		case !s.HasPatch && !s.HasOutput:
+			// report.json alone: graded from it.
 		case !s.HasOutput:
 			noOutput = append(noOutput, reason("no test_output.txt"))
 			noOutputIDs = append(noOutputIDs, id)
+		case !s.HasPatch:
+			noPatch = append(noPatch, id)
+			noPatchIDs = append(noPatchIDs, id)
+		case !s.HasReport && s.ReportErr == "":
+			noReport = append(noReport, id)
+			noReportIDs = append(noReportIDs, id)
 		}
 	}
 	var out Findings
@@ -387,13 +410,47 @@ func checkLogs(preds map[string]eval.Prediction, logs map[string]logState, why m
 	}
 	if len(noLog) > 0 {
 		out = append(out, Finding{Check: CheckLogs, Severity: Warn, IDs: noLogIDs,
-			Message: fmt.Sprintf("%d predicted instances have no evaluation log (no logs/<id>/patch.diff); they count as no_generation, i.e. unresolved: %s", len(noLog), idList(noLog, 10))})
+			Message: fmt.Sprintf("%d predicted instances have no evaluation log (no logs/<id>/ with patch.diff, test_output.txt or report.json); they count as no_generation, i.e. unresolved: %s", len(noLog), idList(noLog, 10))})
 	}
 	if len(noOutput) > 0 {
 		out = append(out, Finding{Check: CheckLogs, Severity: Warn, IDs: noOutputIDs,
 			Message: fmt.Sprintf("%d predicted instances have no test output (the evaluation failed before the tests ran); they count as no_logs, i.e. unresolved: %s", len(noOutput), idList(noOutput, 10))})
 	}
+	if len(noPatch) > 0 {
+		out = append(out, Finding{Check: CheckLogs, Severity: Warn, IDs: noPatchIDs,
+			Message: fmt.Sprintf("%d evaluation logs have test output but no patch.diff; get_results counts them as no_generation, i.e. unresolved: %s", len(noPatch), idList(noPatch, 10))})
+	}
+	if len(badReport) > 0 {
+		out = append(out, Finding{Check: CheckLogs, Severity: Warn, IDs: badReportIDs,
+			Message: fmt.Sprintf("%d report.json files cannot be read: %s", len(badReport), idList(badReport, 5))})
+	}
+	if len(noReport) > 0 {
+		out = append(out, Finding{Check: CheckLogs, Severity: Note, IDs: noReportIDs,
+			Message: fmt.Sprintf("%d evaluation logs have no report.json; they are graded from their test_output.txt: %s", len(noReport), idList(noReport, 10))})
+	}
 	return out
+}
+
+// checkFromReports says which instances were graded from their report.json alone (Compute):
+// their logs hold neither patch.diff nor test_output.txt, as published folders keep them.
+func checkFromReports(c *Computed) Findings {
+	if len(c.FromReports) == 0 {
+		return nil
+	}
+	ids := sortedIDs(c.FromReports)
+	layouts := map[string]int{}
+	for _, id := range ids {
+		layouts[string(c.FromReports[id])]++
+	}
+	resolved := 0
+	for _, id := range c.Results.Resolved {
+		if _, ok := c.FromReports[id]; ok {
+			resolved++
+		}
+	}
+	return Findings{{Check: CheckLogs, Severity: Note, IDs: ids,
+		Message: fmt.Sprintf("%d instances are graded from their logs/<id>/report.json (%s), %d of them resolved: their logs hold no test_output.txt to grade again and no patch.diff to check against the prediction, as published folders keep them (get_results counts such logs as no_generation): %s",
+			len(ids), eval.LayoutCounts(layouts), resolved, idList(ids, 10))}}
 }
 
 // checkRegrade compares what the logs' report.json files say with regrading test_output.txt,

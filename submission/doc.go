@@ -20,8 +20,11 @@
 // all on their test split. An instance without logs/<id>/ or without patch.diff there is
 // no_generation, one without test_output.txt no_logs, and the rest are graded again from
 // test_output.txt against the dataset row (never read from report.json). The denominator is the
-// whole split. Compute does the same without touching the folder; get_results also deletes what
-// a submission does not need, which Check reports instead. multimodal is graded by sb-cli on its
+// whole split. Compute does the same without touching the folder, except for logs as published
+// folders keep them — only report.json, often in sb-cli's layout, no patch.diff nor
+// test_output.txt — which it grades from that report (a note says so) where get_results has
+// nothing to grade; get_results also deletes what a submission does not need, which Check
+// reports instead. multimodal is graded by sb-cli on its
 // hidden test split and is refused here with the way to submit it.
 //
 // # Building

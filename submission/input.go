@@ -122,7 +122,7 @@ func (in *Input) NeedsEvaluation() []string {
 		if preds[id].Empty() {
 			continue
 		}
-		s := readLogState(filepath.Join(in.EvalDir, id), id)
+		s := readLogState(filepath.Join(in.EvalDir, id))
 		if !s.HasOutput && !s.HasReport {
 			out = append(out, id)
 		}

@@ -139,11 +139,21 @@ func renderReadme(d readmeData) string {
 	}
 	if r := d.Verdicts; r != nil {
 		if r.HasCost {
-			total := 0.0
+			total, known := 0.0, 0
 			for _, inst := range r.Instances {
-				total += inst.Cost
+				if inst.Cost != nil {
+					total += *inst.Cost
+					known++
+				}
 			}
-			p("| model cost | $%.2f |", total)
+			switch {
+			case known == 0:
+				p("| model cost | – (not known) |")
+			case known < len(r.Instances):
+				p("| model cost | $%.2f over the %d of %d instances whose cost is known |", total, known, len(r.Instances))
+			default:
+				p("| model cost | $%.2f |", total)
+			}
 		}
 		statuses := map[string]int{}
 		for _, inst := range r.Instances {

@@ -50,12 +50,18 @@ type Computed struct {
 	// why.
 	Regraded    map[string]bool
 	GradeErrors map[string]string
+	// FromReports are the instances graded from their report.json alone (their logs hold no
+	// test_output.txt), with the layout it was read in.
+	FromReports map[string]eval.ReportLayout
 }
 
 // Compute grades a submission folder the way the experiments repository's
 // analysis/get_results.py does. For every instance of the split (insts, the whole split: it is
 // the denominator), in dataset order:
 //
+//   - neither patch.diff nor test_output.txt but a report.json (in any layout eval.ReadReport
+//     knows), as published folders keep their logs: graded by that report, unlike get_results,
+//     which has no log to grade and counts it as no_generation (FromReports lists them);
 //   - no logs/<id>/ folder, or no patch.diff in it: no_generation;
 //   - no test_output.txt: no_logs;
 //   - otherwise the log is graded again against the dataset row (FAIL_TO_PASS, PASS_TO_PASS,
@@ -72,6 +78,7 @@ func Compute(dir string, insts []dataset.Instance) (*Computed, error) {
 		Total:       len(insts),
 		Regraded:    map[string]bool{},
 		GradeErrors: map[string]string{},
+		FromReports: map[string]eval.ReportLayout{},
 	}
 	for _, inst := range insts {
 		year, err := createdYear(inst.CreatedAt)
@@ -86,6 +93,19 @@ func Compute(dir string, insts []dataset.Instance) (*Computed, error) {
 		c.ByYear[year] = y
 
 		logDir := filepath.Join(dir, "logs", inst.InstanceID)
+		if !exists(filepath.Join(logDir, "test_output.txt")) && !exists(filepath.Join(logDir, "patch.diff")) {
+			if rep, layout, err := eval.ReadReport(filepath.Join(logDir, "report.json")); err == nil {
+				c.FromReports[inst.InstanceID] = layout
+				if rep.Resolved {
+					c.Results.Resolved = append(c.Results.Resolved, inst.InstanceID)
+					repo.Resolved++
+					c.ByRepo[inst.Repo] = repo
+					y.Resolved++
+					c.ByYear[year] = y
+				}
+				continue
+			}
+		}
 		if !exists(logDir) || !exists(filepath.Join(logDir, "patch.diff")) {
 			c.Results.NoGeneration = append(c.Results.NoGeneration, inst.InstanceID)
 			continue

@@ -88,7 +88,7 @@ func TestNewHistoryEntries(t *testing.T) {
 	run := func(cell string, cost float64, verdicts ...compare.Verdict) *compare.Run {
 		r := &compare.Run{Sweep: "nightly", Cell: cell, Variant: cell, Model: "m", ConfigHash: "h", DatasetRevision: "rev"}
 		for k, v := range verdicts {
-			r.Instances = append(r.Instances, compare.Instance{ID: string(rune('a' + k)), Verdict: v, Cost: cost})
+			r.Instances = append(r.Instances, compare.Instance{ID: string(rune('a' + k)), Verdict: v, Cost: &cost})
 		}
 		return r
 	}

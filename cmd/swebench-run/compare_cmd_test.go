@@ -86,7 +86,7 @@ func TestCompareCommand(t *testing.T) {
 		{"markdown", []string{"compare", kimi, opus, "--markdown"}, 0, []string{"### swebench-run compare", "| resolved | 4 (44.4%) | 7 (77.8%) |"}, ""},
 		{"mini-swe-agent output with its logs", []string{"compare", "mini=" + fixtureDir(t, "runs", "deepseek-chat-lite-dev", "output"),
 			"--eval-logs", "mini=" + fixtureDir(t, "runs", "deepseek-chat-lite-dev", "eval-logs"), opus}, 0,
-			[]string{"mini_swe_agent  deepseek/deepseek-chat", "26.1%", "opus-46-baseline against mini"}, ""},
+			[]string{"mini_swe_agent (harness layout)  deepseek/deepseek-chat", "26.1%", "opus-46-baseline against mini"}, ""},
 		{"mini-swe-agent output without logs", []string{"compare", fixtureDir(t, "runs", "deepseek-chat-lite-dev", "output"), opus}, exitFailure, nil, "--eval-logs"},
 		{"unrecognised input", []string{"compare", os.Args[0], opus}, exitFailure, nil, "unrecognised input"},
 		{"unknown baseline", []string{"compare", kimi, opus, "--baseline", "nope"}, exitFailure, nil, `baseline "nope" names no input`},

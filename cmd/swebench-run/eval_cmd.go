@@ -263,5 +263,16 @@ func printEvalSummary(w io.Writer, rep eval.RunReport, results []eval.Result, pa
 	for _, id := range ids {
 		fmt.Fprintf(w, "  error %s: %s\n", id, rep.ErrorReasons[id])
 	}
+	layouts := map[string]int{}
+	taken := 0
+	for _, r := range results {
+		if r.FromReport != "" {
+			layouts[string(r.FromReport)]++
+			taken++
+		}
+	}
+	if taken > 0 {
+		fmt.Fprintf(w, "note: %d verdicts are those of their report.json (%s), not regraded: their folders hold no test_output.txt\n", taken, eval.LayoutCounts(layouts))
+	}
 	fmt.Fprintf(w, "report: %s\n", path)
 }

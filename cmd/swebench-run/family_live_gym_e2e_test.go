@@ -223,7 +223,7 @@ func TestGymEndToEnd(t *testing.T) {
 		t.Fatalf("run --eval: exit %d\n%s\n%s", code, stdout, stderr)
 	}
 	idir := filepath.Join(run, "eval", inst.InstanceID)
-	rep, err := eval.ReadReport(filepath.Join(idir, gym.ReportFile))
+	rep, _, err := eval.ReadReport(filepath.Join(idir, gym.ReportFile))
 	if err != nil || !rep.Resolved || rep.TestsStatus == nil || !reflect.DeepEqual(rep.TestsStatus.FailToPass.Success, inst.FailToPass) {
 		t.Errorf("report.json: %+v, %v", rep, err)
 	}
@@ -256,7 +256,7 @@ func TestGymEndToEnd(t *testing.T) {
 			t.Errorf("%s: compare verdicts %v, want one %s", tt.name, got, tt.wantOutcome)
 		}
 	}
-	rep, err = eval.ReadReport(filepath.Join(dir, "unhelpful", inst.InstanceID, gym.ReportFile))
+	rep, _, err = eval.ReadReport(filepath.Join(dir, "unhelpful", inst.InstanceID, gym.ReportFile))
 	if err != nil || rep.Resolved || !reflect.DeepEqual(rep.TestsStatus.FailToPass.Failure, inst.FailToPass) {
 		t.Errorf("unhelpful patch: report %+v, %v", rep, err)
 	}

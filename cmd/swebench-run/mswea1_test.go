@@ -14,6 +14,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/swebench-run/swebench-run/eval"
 	"github.com/swebench-run/swebench-run/internal/testenv"
 	"github.com/swebench-run/swebench-run/results"
 )
@@ -194,7 +195,7 @@ func TestDemoRunV1(t *testing.T) {
 			t.Errorf("%s: info.config is not the 1.x config", id)
 		}
 	}
-	st, err := results.ComputeStats(out)
+	st, err := results.ComputeStats(out, eval.ReportVerdict)
 	if err != nil {
 		t.Fatal(err)
 	}

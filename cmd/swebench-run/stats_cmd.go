@@ -11,6 +11,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/swebench-run/swebench-run/eval"
 	"github.com/swebench-run/swebench-run/family"
 	"github.com/swebench-run/swebench-run/family/all"
 	"github.com/swebench-run/swebench-run/results"
@@ -49,7 +50,7 @@ func showStats(dir string, asJSON, rebuild bool, stdout, stderr io.Writer) error
 		}
 		fmt.Fprintf(stderr, "rebuilt %s with %d predictions\n", results.PredsFile, n)
 	}
-	st, err := results.ComputeStats(dir)
+	st, err := results.ComputeStats(dir, eval.ReportVerdict)
 	if err != nil {
 		// Not a run: a dataset family's evaluation or submission folder (SWE-PolyBench's
 		// <id>_result.json files, SWE-smith's run, …) still has verdicts to count.
@@ -70,6 +71,16 @@ func showStats(dir string, asJSON, rebuild bool, stdout, stderr io.Writer) error
 	}
 	printStats(stdout, st)
 	return nil
+}
+
+// distRow prints one figure's distribution, over the instances whose value is known; "–" for
+// every column when none is.
+func distRow(w io.Writer, name string, d results.Dist, instances int, total, mean, rest string) {
+	if d.N == 0 {
+		fmt.Fprintf(w, "%s\t–\t–\t–\t–\t–\t0 of %d\n", name, instances)
+		return
+	}
+	fmt.Fprintf(w, "%s\t"+total+"\t"+mean+"\t"+rest+"\t"+rest+"\t"+rest+"\t%d of %d\n", name, d.Total, d.Mean, d.P50, d.P90, d.Max, d.N, instances)
 }
 
 func printStats(w io.Writer, st *results.Stats) {
@@ -95,22 +106,28 @@ func printStats(w io.Writer, st *results.Stats) {
 	}
 	tw.Flush()
 	fmt.Fprintln(w)
+	// Each figure is over the instances whose value is known (OVER); an unknown one is "–".
 	tw = tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "PER INSTANCE\tTOTAL\tMEAN\tP50\tP90\tMAX")
-	fmt.Fprintf(tw, "cost ($)\t%.4f\t%.4f\t%.4f\t%.4f\t%.4f\n", st.Cost.Total, st.Cost.Mean, st.Cost.P50, st.Cost.P90, st.Cost.Max)
-	fmt.Fprintf(tw, "steps\t%.0f\t%.1f\t%.0f\t%.0f\t%.0f\n", st.Steps.Total, st.Steps.Mean, st.Steps.P50, st.Steps.P90, st.Steps.Max)
-	fmt.Fprintf(tw, "duration (s)\t%.0f\t%.1f\t%.1f\t%.1f\t%.1f\n", st.Seconds.Total, st.Seconds.Mean, st.Seconds.P50, st.Seconds.P90, st.Seconds.Max)
+	fmt.Fprintln(tw, "PER INSTANCE\tTOTAL\tMEAN\tP50\tP90\tMAX\tOVER")
+	distRow(tw, "cost ($)", st.Cost, st.Instances, "%.4f", "%.4f", "%.4f")
+	distRow(tw, "steps", st.Steps, st.Instances, "%.0f", "%.1f", "%.0f")
+	distRow(tw, "duration (s)", st.Seconds, st.Instances, "%.0f", "%.1f", "%.1f")
 	tw.Flush()
-	fmt.Fprintf(w, "\ntokens: %d in (%d cache read, %d cache write), %d out", st.Tokens.Input, st.Tokens.CacheRead, st.Tokens.CacheWrite, st.Tokens.Output)
-	if st.Tokens.Reasoning > 0 {
-		fmt.Fprintf(w, " (%d reasoning)", st.Tokens.Reasoning)
+	switch {
+	case st.TokensN == 0:
+		fmt.Fprintf(w, "\ntokens: – (no usage recorded)\n")
+	default:
+		fmt.Fprintf(w, "\ntokens: %d in (%d cache read, %d cache write), %d out", st.Tokens.Input, st.Tokens.CacheRead, st.Tokens.CacheWrite, st.Tokens.Output)
+		if st.Tokens.Reasoning > 0 {
+			fmt.Fprintf(w, " (%d reasoning)", st.Tokens.Reasoning)
+		}
+		fmt.Fprintf(w, ", over %d of %d instances\n", st.TokensN, st.Instances)
 	}
-	fmt.Fprintln(w)
 	switch {
 	case st.Eval != nil && st.Eval.Format != "":
 		fmt.Fprintf(w, "resolved: %d of %d instances (%.1f%%); %d evaluated (%s)\n", st.Eval.Resolved, st.Instances-len(st.Unfinished), 100*st.Eval.Rate, st.Eval.Evaluated, st.Eval.Format)
 	case st.Eval != nil:
-		fmt.Fprintf(w, "resolved: %d of %d instances (%.1f%%); %d evaluated, %d patches applied\n", st.Eval.Resolved, st.Instances-len(st.Unfinished), 100*st.Eval.Rate, st.Eval.Evaluated, st.Eval.Applied)
+		fmt.Fprintf(w, "resolved: %d of %d instances (%.1f%%); %d evaluated (report.json: %s), %d patches applied\n", st.Eval.Resolved, st.Instances-len(st.Unfinished), 100*st.Eval.Rate, st.Eval.Evaluated, eval.LayoutCounts(st.Eval.Layouts), st.Eval.Applied)
 	}
 	if len(st.Unfinished) > 0 {
 		fmt.Fprintf(w, "\n%d unfinished (cut by the run's cost limit; neither resolved nor unresolved, they run again when a run has budget left): %s\n",

@@ -118,7 +118,7 @@ func (grader) Check(insts []dataset.Instance) error {
 
 // Reuse implements family.Grader: the report.json an earlier evaluation wrote.
 func (grader) Reuse(inst dataset.Instance, _ family.Prediction, dir string) (family.Verdict, bool) {
-	rep, err := eval.ReadReport(filepath.Join(dir, ReportFile))
+	rep, _, err := eval.ReadReport(filepath.Join(dir, ReportFile))
 	if err != nil || rep.InstanceID != inst.InstanceID {
 		return family.Verdict{}, false
 	}

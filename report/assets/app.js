@@ -79,6 +79,13 @@
   }
   function fmtP(p) { return p >= 1 ? '1' : p < 0.0001 ? '< 0.0001' : Number(p.toPrecision(3)).toString(); }
   function num(a, i) { if (!a) return NaN; const v = a[i]; return v === null || v === undefined ? NaN : v; }
+  // over says over how many instances an aggregate was taken (" · over 3 of 100"), when not over all.
+  function over(d) { return d && d.n < d.of ? ' · over ' + fmtInt(d.n) + ' of ' + fmtInt(d.of) : ''; }
+  function layoutName(layouts) {
+    const ks = Object.keys(layouts || {}).filter((k) => layouts[k] > 0).sort();
+    if (!ks.length) return '';
+    return ks.length === 1 ? ks[0] + ' layout' : ks.map((k) => layouts[k] + ' in the ' + k + ' layout').join(', ');
+  }
   function encodeID(id) {
     let out = '';
     const bytes = new TextEncoder().encode(id);
@@ -368,7 +375,8 @@
     const first = runs[0] || {};
     const m = inp.metrics || {};
     const vc = verdictCounts(k);
-    const meta = [first.model, first.dataset, runs.length > 1 ? runs.length + ' repeats' : kindName(first.kind)].filter(Boolean).join(' · ');
+    const layouts = layoutName(first.report_layouts);
+    const meta = [first.model, first.dataset, runs.length > 1 ? runs.length + ' repeats' : kindName(first.kind) + (layouts ? ' (' + layouts + ')' : '')].filter(Boolean).join(' · ');
     const card = h('div', { class: 'card input-card', 'data-input': k },
       h('div', { class: 'card-top' },
         h('div', null, h('div', { class: 'name' }, h('span', { class: 'swatch', style: { background: color(k) } }), h('span', { 'data-k': 'name', text: inp.name })),
@@ -381,13 +389,15 @@
       h('div', { class: 's' }, h('b', { 'data-k': 'resolved', text: resolvedText }), ' of ', h('span', { 'data-k': 'covered', text: fmtInt(inp.covered) }), ' with an outcome'),
       X.ci_low !== undefined ? h('div', { class: 's', title: X.ci_method }, fmtPct(S.compare.confidence_level, 0) + ' CI ', h('span', { 'data-k': 'ci', text: '[' + fmtPct(X.ci_low) + ', ' + fmtPct(X.ci_high) + ']' })) : null));
     tiles.appendChild(tile('Submitted', fmtInt(X.submitted), 'submitted', 'non-empty patch' + (vc.P ? ' · ' + fmtInt(vc.P) + ' empty' : '') + (vc.N ? ' · ' + fmtInt(vc.N) + ' not submitted' : '')));
+    // Each figure is over the instances whose value is known: "over 3 of 100" when some are not.
+    const noneKnown = (d) => h('span', { 'data-k': 'unknown', text: 'not known for any of the ' + fmtInt(d.of) + ' instances' });
     if (m.cost) {
-      tiles.appendChild(tile('Cost', fmtCost(m.cost.total), 'cost', fmtCost(m.cost.mean) + ' mean · ' + fmtCost(m.cost.median) + ' median'));
-      tiles.appendChild(tile('Cost per resolved', m.cost_per_resolved !== undefined ? fmtCost(m.cost_per_resolved) : '–', 'cost-per-resolved', 'total cost ÷ resolved'));
+      tiles.appendChild(tile('Cost', fmtCost(m.cost.total), 'cost', m.cost.n ? [h('span', { 'data-k': 'cost-mean', text: fmtCost(m.cost.mean) }), ' mean · ' + fmtCost(m.cost.median) + ' median', h('span', { 'data-k': 'cost-over', text: over(m.cost) })] : noneKnown(m.cost)));
+      tiles.appendChild(tile('Cost per resolved', m.cost_per_resolved !== undefined ? fmtCost(m.cost_per_resolved) : '–', 'cost-per-resolved', !m.cost.n ? 'no cost known' : m.cost.n < m.cost.of ? 'known cost ÷ resolved among those ' + fmtInt(m.cost.n) : 'total cost ÷ resolved'));
     }
-    if (m.tokens) tiles.appendChild(tile('Tokens', fmtTok(m.tokens.input + m.tokens.output), 'tokens', fmtTok(m.tokens.input) + ' in · ' + fmtTok(m.tokens.output) + ' out'));
-    if (m.steps) tiles.appendChild(tile('Steps', m.steps.mean.toFixed(1), 'steps', ['mean · ', h('span', { 'data-k': 'steps-median', text: fmtInt(m.steps.median) }), ' median · ', h('span', { 'data-k': 'steps-total', text: fmtInt(m.steps.total) }), ' total']));
-    if (m.duration_seconds && m.duration_seconds.n) tiles.appendChild(tile('Duration', fmtDur(m.duration_seconds.total), 'duration', fmtDur(m.duration_seconds.median) + ' median per instance'));
+    if (m.tokens) tiles.appendChild(tile('Tokens', m.tokens.n ? fmtTok(m.tokens.input + m.tokens.output) : '–', 'tokens', m.tokens.n ? fmtTok(m.tokens.input) + ' in · ' + fmtTok(m.tokens.output) + ' out' + over(m.tokens) : noneKnown(m.tokens)));
+    if (m.steps) tiles.appendChild(tile('Steps', m.steps.n ? m.steps.mean.toFixed(1) : '–', 'steps', m.steps.n ? ['mean · ', h('span', { 'data-k': 'steps-median', text: fmtInt(m.steps.median) }), ' median · ', h('span', { 'data-k': 'steps-total', text: fmtInt(m.steps.total) }), ' total', h('span', { 'data-k': 'steps-over', text: over(m.steps) })] : noneKnown(m.steps)));
+    if (m.duration_seconds && m.duration_seconds.n) tiles.appendChild(tile('Duration', fmtDur(m.duration_seconds.total), 'duration', fmtDur(m.duration_seconds.median) + ' median per instance' + over(m.duration_seconds)));
     if (inp.pass_k) tiles.appendChild(tile('pass@' + inp.pass_k.k, fmtPct(inp.pass_k.pass_at_k), 'passk', 'pass^' + inp.pass_k.k + ' ' + fmtPct(inp.pass_k.pass_hat_k)));
     const flaky = (inp.flaky || []).length + (inp.flaky_history || []).length;
     if (flaky) tiles.appendChild(tile('Flaky', fmtInt(flaky), 'flaky', 'left out of paired figures', 'warnt'));
@@ -451,9 +461,12 @@
     S.runs.forEach((run, r) => {
       const c = { R: 0, U: 0, E: 0, P: 0, N: 0 };
       for (const ch of run.cells.v) if (ch !== '.') c[ch]++;
-      const cost = run.cells.c ? run.cells.c.reduce((a, x) => a + (x || 0), 0) : NaN;
+      // The cost of the instances whose cost is known, and over how many when not all.
+      let sum = 0, known = 0, all = 0;
+      if (run.cells.c) run.cells.c.forEach((x, i) => { if (run.cells.v[i] === '.') return; all++; if (x !== null) { known++; sum += x; } });
+      const cost = known ? sum : NaN;
       tb.appendChild(h('tr', null, h('td', null, h('a', { href: '#/instances?cell=' + r, text: run.label })), h('td', { text: D.inputName[run.input] }),
-        ...'RUEPN'.split('').map((v) => h('td', { class: 'num', text: fmtInt(c[v]) })), h('td', { class: 'num', text: fmtCost(cost) })));
+        ...'RUEPN'.split('').map((v) => h('td', { class: 'num', text: fmtInt(c[v]) })), h('td', { class: 'num', text: fmtCost(cost) + over({ n: known, of: all }) })));
     });
     t.appendChild(tb);
     card.appendChild(t);
@@ -885,7 +898,8 @@
     head.appendChild(h('div', { class: 'verdict-line' }, twoCols ? h('b', null, h('span', { class: 'swatch', style: { background: color(run.input), marginRight: '6px' } }), run.label) : null,
       h('span', { 'data-k': 'verdict' }, badge(v)), d.detail ? h('span', { class: 'status', text: d.detail }) : null));
     const facts = [];
-    const fact = (label, value, key) => { if (value !== undefined && value !== null && value !== '' && value !== '–') facts.push(h('span', null, label + ' ', h('b', { 'data-k': key, text: value }))); };
+    // A figure the run records but this instance lacks (no trajectory, no usage) shows as "–".
+    const fact = (label, value, key) => { if (value !== undefined && value !== null && value !== '') facts.push(h('span', null, label + ' ', h('b', { 'data-k': key, text: value }))); };
     fact('exit', info.exit_status || S.statuses[c.x[i]], 'exit');
     fact('steps', c.s ? fmtInt(num(c.s, i)) : info.api_calls, 'steps');
     fact('cost', c.c ? fmtCost(num(c.c, i)) : info.cost !== undefined ? fmtCost(info.cost) : undefined, 'cost');
@@ -920,7 +934,7 @@
   }
   function evalCard(e) {
     const card = h('div', { class: 'card', id: 'verdict' }, h('div', { class: 'sec-title' }, h('h2', { text: 'Evaluation' }),
-      h('small', { text: (e.patch_exists === false ? 'no patch · ' : '') + (e.applied ? 'patch applied' : 'patch not applied') })));
+      h('small', { text: (e.patch_exists === false ? 'no patch · ' : '') + (e.applied ? 'patch applied' : 'patch not applied') + (e.layout ? ' · report.json in the ' + e.layout + ' layout' : '') })));
     if (!e.has_tests) {
       card.appendChild(h('p', { class: 'empty-note', text: e.applied ? 'The test log held no usable results.' : 'No test results: the patch did not apply or the evaluation failed.' }));
       return card;

@@ -127,14 +127,26 @@ func CheckOverview(t *testing.T, p *browsertest.Page, res *compare.Result) {
 			}
 		}
 		Equal(t, in.Name+" submitted", text(t, p, k, "submitted"), float64(submitted), 1)
+		// Cost and steps are over the instances whose figures are known: "–" when none is.
 		m := in.Metrics
-		if m.Cost != nil {
+		unknown := func(what, key string) {
+			if got := text(t, p, k, key); got != "–" {
+				t.Errorf("%s %s: the page shows %q but no instance's figure is known, want –", in.Name, what, got)
+			}
+		}
+		switch {
+		case m.Cost != nil && m.Cost.N == 0:
+			unknown("cost", "cost")
+		case m.Cost != nil:
 			Equal(t, in.Name+" cost", text(t, p, k, "cost"), m.Cost.Total, 1)
 			if m.CostPerResolved != nil {
 				Equal(t, in.Name+" cost per resolved", text(t, p, k, "cost-per-resolved"), *m.CostPerResolved, 1)
 			}
 		}
-		if m.Steps != nil {
+		switch {
+		case m.Steps != nil && m.Steps.N == 0:
+			unknown("mean steps", "steps")
+		case m.Steps != nil:
 			Equal(t, in.Name+" mean steps", text(t, p, k, "steps"), m.Steps.Mean, 1)
 			Equal(t, in.Name+" total steps", text(t, p, k, "steps-total"), m.Steps.Total, 1)
 		}
@@ -334,7 +346,7 @@ func CheckInstance(t *testing.T, p *browsertest.Page, id string, r int, reportPa
 	if reportPath == "" {
 		return
 	}
-	rep, err := eval.ReadReport(reportPath)
+	rep, _, err := eval.ReadReport(reportPath)
 	if err != nil {
 		t.Fatal(err)
 	}
