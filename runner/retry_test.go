@@ -193,12 +193,15 @@ func TestBackendAwayTooLong(t *testing.T) {
 	backend := newFakeBackend(1)
 	inner := c.Models
 	c.Models = downDuring(backend, "ds__x-1", 0, inner)
-	_, err := Sweep(context.Background(), []Cell{c}, SweepOptions{Workers: 1, Backend: backend, RetryBackoff: time.Millisecond, BackendWait: 100 * time.Millisecond})
+	sw, err := Sweep(context.Background(), []Cell{c}, SweepOptions{Workers: 1, Backend: backend, RetryBackoff: time.Millisecond, BackendWait: 100 * time.Millisecond})
 	if !errors.Is(err, sandbox.ErrBackendDown) || !strings.Contains(err.Error(), "--backend-wait") {
 		t.Fatalf("sweep: %v, want the backend's error after --backend-wait", err)
 	}
 	if got := statuses(c.Out.History()["ds__x-1"]); got != "EngineDown" {
 		t.Errorf("ds__x-1: attempts %s, want EngineDown", got)
+	}
+	if got := sw.Cells[0].Summary; got.Retried != 0 || got.Failed != 1 || got.ByStatus[StatusEngineDown] != 1 {
+		t.Errorf("summary %+v, want ds__x-1 counted as failed (EngineDown), nothing retried", got)
 	}
 	if _, ok := c.Out.History()["ds__x-2"]; ok {
 		t.Errorf("ds__x-2 started while the backend was away")
@@ -206,7 +209,7 @@ func TestBackendAwayTooLong(t *testing.T) {
 
 	backend.setDown(false)
 	c.Models = inner
-	sw, err := Sweep(context.Background(), []Cell{c}, SweepOptions{Workers: 1, Backend: backend, BackendWait: time.Minute})
+	sw, err = Sweep(context.Background(), []Cell{c}, SweepOptions{Workers: 1, Backend: backend, BackendWait: time.Minute})
 	if err != nil {
 		t.Fatal(err)
 	}

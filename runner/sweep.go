@@ -468,8 +468,8 @@ func (s *scheduler) retryable(ctx context.Context, rec results.Record) bool {
 	}
 }
 
-// count adds an instance's outcome to its cell's summary: rec, or (nil) the last attempt of a
-// retry that did not run.
+// count adds an instance's outcome to its cell's summary: rec, or (nil) the last attempt of an
+// instance whose retry did not run (the sweep or its cell stopped first).
 func (s *scheduler) count(cr *cellRun, j job, rec *results.Record) {
 	id := j.inst.InstanceID
 	cr.mu.Lock()
@@ -482,6 +482,7 @@ func (s *scheduler) count(cr *cellRun, j job, rec *results.Record) {
 		last := h[len(h)-1]
 		rec = &last
 		rec.Cost = 0 // counted when the attempt ended
+		cr.sum.Retried-- // it was not retried after all
 	}
 	cr.sum.Ran++
 	cr.sum.ByStatus[rec.ExitStatus]++

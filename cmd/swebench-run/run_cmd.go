@@ -76,9 +76,12 @@ func newRunCmd(stop <-chan struct{}) *cobra.Command {
 		GroupID: groupBatch,
 		Long: `Runs a coding agent on every selected instance of a dataset, each in its own Docker
 container, and writes per-instance trajectories, a ledger and a preds.json to the output
-directory. Rerunning the same command resumes: finished instances are skipped, instances that
-failed for infrastructure reasons are retried (up to --max-attempts). The first Ctrl-C stops
-starting instances and lets running ones finish their current step; the second cancels them.
+directory. An instance that fails for infrastructure reasons (its container died, the engine
+restarted, an image pull failed) runs again in a fresh container, in the same run, up to
+--max-attempts; while the backend does not answer, no instance starts (up to --backend-wait).
+Rerunning the same command resumes: finished instances are skipped, failures with attempts left
+are retried. The first Ctrl-C stops starting instances and lets running ones finish their
+current step; the second cancels them.
 
 run is the default command: 'swebench-run --split … --model …' is 'swebench-run run --split …'.`,
 		Example: `  # SWE-bench Verified with Claude, 16 instances at a time
