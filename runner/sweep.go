@@ -481,7 +481,7 @@ func (s *scheduler) count(cr *cellRun, j job, rec *results.Record) {
 		}
 		last := h[len(h)-1]
 		rec = &last
-		rec.Cost = 0 // counted when the attempt ended
+		rec.Cost = 0     // counted when the attempt ended
 		cr.sum.Retried-- // it was not retried after all
 	}
 	cr.sum.Ran++
