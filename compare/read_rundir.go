@@ -22,7 +22,7 @@ import (
 // patches), else by its prediction (an empty patch is EmptyPatch); a finished instance with a
 // patch and no evaluation is NotSubmitted ("not evaluated"). evalDir defaults to <dir>/eval.
 func readRunDir(dir, evalDir string, opts ReadOptions) (*Run, error) {
-	r := &Run{Path: dir, Kind: KindRunDir, HasCost: true, HasSteps: true, HasTokens: true, HasDuration: true}
+	r := &Run{Path: dir, Kind: KindRunDir, HasCost: true, HasSteps: true, HasTokens: true, HasDuration: true, HasAttempts: true}
 	man, err := results.ReadManifest(dir)
 	if err != nil {
 		return nil, fmt.Errorf("input %s: %w", dir, err)
@@ -63,7 +63,7 @@ func readRunDir(dir, evalDir string, opts ReadOptions) (*Run, error) {
 	notEvaluated := 0
 	for id, h := range history {
 		last := h[len(h)-1]
-		in := &Instance{ExitStatus: last.ExitStatus, Steps: last.Steps}
+		in := &Instance{ExitStatus: last.ExitStatus, Steps: last.Steps, Attempts: len(h)}
 		for _, rec := range h {
 			in.Cost += rec.Cost
 			in.Tokens.Input += rec.Tokens.Input

@@ -199,10 +199,10 @@ func cellText(s string) string {
 
 // CSVHeader is the header of WriteCSV's output.
 var CSVHeader = []string{"instance_id", "repo", "input", "run", "repeat", "verdict", "exit_status", "detail",
-	"cost", "steps", "input_tokens", "output_tokens", "duration_seconds", "flaky"}
+	"cost", "steps", "input_tokens", "output_tokens", "duration_seconds", "flaky", "attempts"}
 
-// WriteCSV writes one row per instance and run (repeats are runs): its verdict, exit status and
-// costs. Figures a run's form does not record are empty.
+// WriteCSV writes one row per instance and run (repeats are runs): its verdict, exit status,
+// costs and attempts. Figures a run's form does not record are empty.
 func WriteCSV(w io.Writer, res *Result) error {
 	cw := csv.NewWriter(w)
 	if err := cw.Write(CSVHeader); err != nil {
@@ -216,7 +216,7 @@ func WriteCSV(w io.Writer, res *Result) error {
 				if v == "" {
 					continue
 				}
-				rec := []string{row.ID, row.Repo, in.Name, r.Label, "", string(v), "", "", "", "", "", "", "", strconv.FormatBool(row.Flaky)}
+				rec := []string{row.ID, row.Repo, in.Name, r.Label, "", string(v), "", "", "", "", "", "", "", strconv.FormatBool(row.Flaky), ""}
 				if r.Repeat > 0 {
 					rec[4] = strconv.Itoa(r.Repeat)
 				}
@@ -233,6 +233,9 @@ func WriteCSV(w io.Writer, res *Result) error {
 					}
 					if r.HasDuration && inst.Seconds > 0 {
 						rec[12] = f(inst.Seconds, 'f', 3, 64)
+					}
+					if r.HasAttempts && inst.Attempts > 0 {
+						rec[14] = strconv.Itoa(inst.Attempts)
 					}
 				}
 				if err := cw.Write(rec); err != nil {

@@ -52,6 +52,7 @@ type Instance struct {
 	Steps      int     // model calls of the last attempt (Run.HasSteps)
 	Tokens     Tokens  // over all attempts (Run.HasTokens)
 	Seconds    float64 // last attempt, queued → end (Run.HasDuration)
+	Attempts   int     // attempts recorded, retries within a run and resumes included (Run.HasAttempts)
 }
 
 // Tokens counts model tokens.
@@ -83,7 +84,7 @@ type Run struct {
 	// Total is the size of the dataset the input says it covers, when it says so.
 	Total int
 
-	HasCost, HasSteps, HasTokens, HasDuration bool
+	HasCost, HasSteps, HasTokens, HasDuration, HasAttempts bool
 
 	Instances []Instance // sorted by ID
 	Warnings  []string
