@@ -18,49 +18,46 @@ import (
 	"github.com/swebench-run/swebench-run/results"
 )
 
-// engineProxy is "the Docker engine" of one test's run: a unix socket of the test's own in front
-// of this machine's engine, which the test takes away and brings back.
+// cutProxy forwards the connections of a listener of the test's own (a unix socket, a loopback
+// TCP port) to a backend's API, and can cut them: the backend as one test's run sees it, taken
+// away and brought back without touching what other test binaries use at the same time.
 //
-// Why not the engine itself, or the second test engine: test binaries of other packages use the
-// machine's engine at the same time, and dockerenv's tests stop and start the second engine
-// (scripts/start-second-engine.sh) while they run; a restart of either would disturb them, or
-// them us. The proxy lets one run see an engine restart that nobody else sees.
-//
-// Why it is faithful: what a client sees of a restarting dockerd is its API going away — its
-// socket file removed (a dial fails: connection refused or no such file), every connection cut,
-// the exec streams of running commands included (EOF in the middle of the output), requests in
-// flight failing — and, without live-restore (Docker's default, and this machine's), its
-// containers stopped (SIGTERM to PID 1, which exits), left in the Exited state until someone
-// removes them. down does exactly that, in that order: the listener closes (Go unlinks the
-// socket file), every proxied connection is closed, then the run's containers are stopped
-// through the real engine. back listens on the same path again, as the restarted daemon does.
-type engineProxy struct {
-	path string
-	mu   sync.Mutex
-	ln   net.Listener
-	// conns are the connections of the current listener: the client's and the engine's side.
-	conns map[net.Conn]bool
+// What a client sees of an API server process that stops (dockerd restarting, kube-apiserver
+// restarting in a control-plane upgrade): its listening socket closes (a unix socket's file goes
+// with it), so a new connection is refused or finds no socket; every open connection ends — the
+// exec streams of running commands in the middle of their output, watches, requests in flight.
+// cut does exactly that: it closes the listener (Go unlinks a unix socket's file) and both ends
+// of every proxied connection. back listens again on the same address, as the restarted server
+// does. What happens beyond the API is each backend's (see dockerOutage, kubeOutage).
+type cutProxy struct {
+	network, addr     string // where the proxy listens
+	toNetwork, toAddr string // the backend's API
+	mu                sync.Mutex
+	ln                net.Listener
+	conns             map[net.Conn]bool // of the current listener: the client's and the API's side
 }
 
-func newEngineProxy(t *testing.T) *engineProxy {
+func newCutProxy(t *testing.T, network, addr, toNetwork, toAddr string) *cutProxy {
 	t.Helper()
-	dir, err := os.MkdirTemp("", "engine-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(dir) })
-	p := &engineProxy{path: filepath.Join(dir, "docker.sock")}
+	p := &cutProxy{network: network, addr: addr, toNetwork: toNetwork, toAddr: toAddr}
 	p.back(t)
-	t.Cleanup(func() { p.cut() })
+	if network == "tcp" {
+		p.addr = p.ln.Addr().String() // the port chosen, kept for back
+	}
+	t.Cleanup(p.cut)
 	return p
 }
 
-func (p *engineProxy) host() string { return "unix://" + p.path }
-
-// back starts answering again on the same socket.
-func (p *engineProxy) back(t *testing.T) {
+// back listens again on the same address.
+func (p *cutProxy) back(t *testing.T) {
 	t.Helper()
-	ln, err := net.Listen("unix", p.path)
+	var ln net.Listener
+	var err error
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(100 * time.Millisecond) {
+		if ln, err = net.Listen(p.network, p.addr); err == nil || time.Now().After(deadline) {
+			break
+		}
+	}
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -73,7 +70,7 @@ func (p *engineProxy) back(t *testing.T) {
 			if err != nil {
 				return
 			}
-			d, err := net.Dial("unix", "/var/run/docker.sock")
+			d, err := net.Dial(p.toNetwork, p.toAddr)
 			if err != nil {
 				c.Close()
 				continue
@@ -93,8 +90,8 @@ func (p *engineProxy) back(t *testing.T) {
 	}()
 }
 
-// cut closes the socket and every connection through it.
-func (p *engineProxy) cut() {
+// cut closes the listener and every connection through it.
+func (p *cutProxy) cut() {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.ln == nil {
@@ -107,23 +104,74 @@ func (p *engineProxy) cut() {
 	p.ln, p.conns = nil, nil
 }
 
-// down is the engine going away as a restarting dockerd goes: its API first, then its
-// containers (those of runID) stopped.
-func (p *engineProxy) down(t *testing.T, runID string) {
+// outageBackend is a backend of the outage tests: the run's flags for it, and how to take it
+// away and bring it back.
+type outageBackend struct {
+	proxy *cutProxy
+	flags []string
+	// waitBusy waits until n instances of the runs run their `sleep` command.
+	waitBusy func(t *testing.T, n int, runIDs ...string)
+	// alsoDown is what goes with the API when the server stops (Docker: the containers).
+	alsoDown func(t *testing.T, runIDs ...string)
+	// left lists the sandboxes of runID that are still there.
+	left func(t *testing.T, runID string) []string
+	// unanswered is how the run names the backend that does not answer.
+	unanswered string
+	// forget removes what runs left when a test failed.
+	forget func(t *testing.T, runIDs ...string)
+}
+
+// cleanup removes what the runs leave should the test fail.
+func (b *outageBackend) cleanup(t *testing.T, runIDs ...string) {
+	t.Cleanup(func() { b.forget(t, runIDs...) })
+}
+
+func (b *outageBackend) down(t *testing.T, runIDs ...string) {
 	t.Helper()
-	p.cut()
-	if ids := listContainers(t, runID); len(ids) > 0 {
-		if out, err := exec.Command("docker", append([]string{"stop", "-t", "10"}, ids...)...).CombinedOutput(); err != nil {
-			t.Logf("docker stop: %v: %s", err, out) // one may have been removed meanwhile
-		}
+	b.proxy.cut()
+	b.alsoDown(t, runIDs...)
+}
+
+// dockerOutage is this machine's Docker engine behind a unix socket of the test's own. Neither
+// the engine itself nor the second test engine may go away under a test: test binaries of other
+// packages use the engine at the same time, and dockerenv's tests stop and start the second
+// engine (scripts/start-second-engine.sh) while they run. Beyond its API, a dockerd that stops
+// without live-restore (Docker's default, and this machine's) stops its containers (SIGTERM to
+// PID 1, which exits), which stay in the Exited state until someone removes them: alsoDown does
+// that to the runs' containers, through the real engine.
+func dockerOutage(t *testing.T) *outageBackend {
+	t.Helper()
+	testenv.RequireImage(t, testenv.Docker(t), testenv.BaseImage)
+	dir, err := os.MkdirTemp("", "engine-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	p := newCutProxy(t, "unix", filepath.Join(dir, "docker.sock"), "unix", "/var/run/docker.sock")
+	return &outageBackend{
+		proxy:      p,
+		flags:      []string{"--docker-host", "unix://" + p.addr},
+		waitBusy:   func(t *testing.T, n int, runIDs ...string) { waitCommands(t, n, runIDs...) },
+		left:       listContainers,
+		unanswered: "no docker engine answers: unix://" + p.addr,
+		forget:     removeContainers,
+		alsoDown: func(t *testing.T, runIDs ...string) {
+			for _, runID := range runIDs {
+				if ids := listContainers(t, runID); len(ids) > 0 {
+					if out, err := exec.Command("docker", append([]string{"stop", "-t", "10"}, ids...)...).CombinedOutput(); err != nil {
+						t.Logf("docker stop: %v: %s", err, out) // one may have been removed meanwhile
+					}
+				}
+			}
+		},
 	}
 }
 
-// outageTasks writes a dataset of n instances on the base image and a script in which each
-// runs `sleep S` (a command in flight to break) and then submits.
+// outageTasks writes a dataset of n instances on the base image (which the Docker engine and
+// the test cluster have) and a script in which each runs `sleep S` (a command in flight to break)
+// and then submits.
 func outageTasks(t *testing.T, n, sleep int) (split, script string, ids []string) {
 	t.Helper()
-	testenv.RequireImage(t, testenv.Docker(t), testenv.BaseImage)
 	dir := t.TempDir()
 	var rows, sb strings.Builder
 	for i := 0; i < n; i++ {
@@ -245,92 +293,110 @@ func checkRetried(t *testing.T, out string, ids []string, want int) map[string][
 	return history
 }
 
-// The engine restarts mid-run and is back within 30 s: the commands it broke end their
-// instances EngineDown, nothing starts while it is away, the display says what the run waits
-// for, and once it answers the containers it left are removed and the instances run again; the
-// same invocation ends with every instance Submitted, exit 0, attempts in the ledger, and no
-// container left.
-func TestDockerEngineAwayAndBack(t *testing.T) {
-	split, script, ids := outageTasks(t, 4, 6)
-	proxy := newEngineProxy(t)
-	out := filepath.Join(t.TempDir(), "out")
-	runID := fmt.Sprintf("outage-back-%d", time.Now().UnixNano())
-	t.Cleanup(func() { removeContainers(t, runID) })
-	done := startCLI(t, "run", "--split", split, "--model", "scripted:"+script, "-o", out, "--run-id", runID, "-c", "environment.cwd=/tmp",
-		"--docker-host", proxy.host(), "--workers", "2", "--progress", "lines", "--backend-wait", "2m")
-	waitCommands(t, 2, runID)
-	away := time.Now()
-	proxy.down(t, runID)
-	time.Sleep(12 * time.Second)
-	proxy.back(t)
-	t.Logf("the engine was away for %s", time.Since(away).Round(100*time.Millisecond))
-	res := waitCLI(t, done)
-	t.Logf("run output:\n%s", res.stderr)
-	if res.code != 0 {
-		t.Fatalf("exit %d, want 0", res.code)
-	}
-	checkRetried(t, out, ids, 2)
-	for _, want := range []string{"waiting for the sandbox backend since", "no docker engine answers: " + proxy.host(), "the sandbox backend answers again after", "(attempt 2)"} {
-		if !strings.Contains(res.stderr, want) {
-			t.Errorf("the run's output lacks %q", want)
+// outageBackends runs f for each backend: the Docker engine and the Kubernetes API server
+// (skipped without the test cluster).
+func outageBackends(t *testing.T, f func(t *testing.T, b *outageBackend)) {
+	t.Run("docker", func(t *testing.T) { f(t, dockerOutage(t)) })
+	t.Run("kubernetes", func(t *testing.T) { f(t, kubeOutage(t)) })
+}
+
+// The backend (the Docker engine, the Kubernetes API server) restarts mid-run and is back within
+// 30 s: the commands it broke end their instances EngineDown, nothing starts while it is away,
+// the display says what the run waits for, and once it answers the containers or pods it left
+// are removed and the instances run again; the same invocation ends with every instance
+// Submitted, exit 0, attempts in the ledger, nothing left behind, and no library's log line on
+// the terminal.
+func TestBackendAwayAndBack(t *testing.T) {
+	outageBackends(t, func(t *testing.T, b *outageBackend) {
+		split, script, ids := outageTasks(t, 4, 8)
+		out := filepath.Join(t.TempDir(), "out")
+		runID := fmt.Sprintf("outage-back-%d", time.Now().UnixNano())
+		b.cleanup(t, runID)
+		done := startCLI(t, append([]string{"run", "--split", split, "--model", "scripted:" + script, "-o", out, "--run-id", runID,
+			"-c", "environment.cwd=/tmp", "--workers", "2", "--progress", "lines", "--backend-wait", "2m"}, b.flags...)...)
+		b.waitBusy(t, 2, runID)
+		away := time.Now()
+		b.down(t, runID)
+		time.Sleep(12 * time.Second)
+		b.proxy.back(t)
+		t.Logf("the backend was away for %s", time.Since(away).Round(100*time.Millisecond))
+		res := waitCLI(t, done)
+		t.Logf("run output:\n%s", res.stderr)
+		if res.code != 0 {
+			t.Fatalf("exit %d, want 0", res.code)
 		}
-	}
-	// The containers the restart left were removed once the engine answered, by the run itself
-	// (not only by the safety sweep at its end).
-	logData, err := os.ReadFile(filepath.Join(out, results.LogFile))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !strings.Contains(string(logData), "removed a sandbox left while the backend did not answer") {
-		t.Errorf("the run's log does not show the stopped containers removed once the engine answered")
-	}
-	if strings.Contains(string(logData), "removed containers left at the end of the run") {
-		t.Errorf("containers were left for the final sweep; the run should have removed them once the engine answered")
-	}
-	assertNoContainers(t, runID)
-	if code, stdout, _ := runCLI(t, "stats", out); code != 0 || !strings.Contains(stdout, "retried") {
-		t.Errorf("stats: exit %d, want the retried instances listed:\n%s", code, stdout)
-	}
+		checkRetried(t, out, ids, 2)
+		for _, want := range []string{"waiting for the sandbox backend since", b.unanswered, "the sandbox backend answers again after", "(attempt 2)"} {
+			if !strings.Contains(res.stderr, want) {
+				t.Errorf("the run's output lacks %q", want)
+			}
+		}
+		for _, klog := range []string{"Unhandled Error", "E1", "W1", "I1"} { // klog's prefixes
+			if strings.Contains(res.stderr, "\n"+klog) {
+				t.Errorf("a library's log line (%q) reached the terminal", klog)
+			}
+		}
+		// What the outage left was removed once the backend answered, by the run itself (not only
+		// by the safety sweep at its end).
+		logData, err := os.ReadFile(filepath.Join(out, results.LogFile))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(string(logData), "removed a sandbox left while the backend did not answer") {
+			t.Errorf("the run's log does not show what the outage left removed once the backend answered")
+		}
+		if strings.Contains(string(logData), "removed containers left at the end of the run") {
+			t.Errorf("sandboxes were left for the final sweep; the run should have removed them once the backend answered")
+		}
+		if left := b.left(t, runID); len(left) > 0 {
+			t.Errorf("left behind: %v", left)
+		}
+		if code, stdout, _ := runCLI(t, "stats", out); code != 0 || !strings.Contains(stdout, "2 attempts: EngineDown → Submitted") {
+			t.Errorf("stats: exit %d, want the retried instances listed with their attempts:\n%s", code, stdout)
+		}
+	})
 }
 
-// The engine stays away longer than --backend-wait: the run stops as before (exit 1, naming
-// the engine), and the same command once the engine is back removes what the first run left
-// and finishes every instance.
-func TestDockerEngineAwayTooLong(t *testing.T) {
-	split, script, ids := outageTasks(t, 3, 6)
-	proxy := newEngineProxy(t)
-	out := filepath.Join(t.TempDir(), "out")
-	runID := fmt.Sprintf("outage-long-%d", time.Now().UnixNano())
-	t.Cleanup(func() { removeContainers(t, runID) })
-	args := []string{"run", "--split", split, "--model", "scripted:" + script, "-o", out, "--run-id", runID, "-c", "environment.cwd=/tmp",
-		"--docker-host", proxy.host(), "--workers", "2", "--progress", "lines", "--backend-wait", "4s"}
-	done := startCLI(t, args...)
-	waitCommands(t, 2, runID)
-	proxy.down(t, runID)
-	res := waitCLI(t, done)
-	t.Logf("first run:\n%s", res.stderr)
-	if res.code != exitFailure || !strings.Contains(res.stderr, "did not answer for 4s (--backend-wait") || !strings.Contains(res.stderr, "no docker engine answers") {
-		t.Fatalf("exit %d, want %d naming the engine and --backend-wait", res.code, exitFailure)
-	}
-	proxy.back(t)
-	code, _, stderr := runCLI(t, args...)
-	t.Logf("rerun:\n%s", stderr)
-	if code != 0 {
-		t.Fatalf("rerun: exit %d, want 0", code)
-	}
-	if !strings.Contains(stderr, "leftover containers of earlier runs") {
-		t.Errorf("the rerun did not say it removed the containers the first run left")
-	}
-	checkRetried(t, out, ids, 2)
-	assertNoContainers(t, runID)
+// The backend stays away longer than --backend-wait: the run stops as before (exit 1, naming
+// the backend), and the same command once it is back removes what the first run left and
+// finishes every instance.
+func TestBackendAwayTooLong(t *testing.T) {
+	outageBackends(t, func(t *testing.T, b *outageBackend) {
+		split, script, ids := outageTasks(t, 3, 8)
+		out := filepath.Join(t.TempDir(), "out")
+		runID := fmt.Sprintf("outage-long-%d", time.Now().UnixNano())
+		b.cleanup(t, runID)
+		args := append([]string{"run", "--split", split, "--model", "scripted:" + script, "-o", out, "--run-id", runID,
+			"-c", "environment.cwd=/tmp", "--workers", "2", "--progress", "lines", "--backend-wait", "4s"}, b.flags...)
+		done := startCLI(t, args...)
+		b.waitBusy(t, 2, runID)
+		b.down(t, runID)
+		res := waitCLI(t, done)
+		t.Logf("first run:\n%s", res.stderr)
+		if res.code != exitFailure || !strings.Contains(res.stderr, "did not answer for 4s (--backend-wait") || !strings.Contains(res.stderr, b.unanswered) {
+			t.Fatalf("exit %d, want %d naming the backend and --backend-wait", res.code, exitFailure)
+		}
+		b.proxy.back(t)
+		code, _, stderr := runCLI(t, args...)
+		t.Logf("rerun:\n%s", stderr)
+		if code != 0 {
+			t.Fatalf("rerun: exit %d, want 0", code)
+		}
+		checkRetried(t, out, ids, 2)
+		if left := b.left(t, runID); len(left) > 0 {
+			t.Errorf("left behind: %v", left)
+		}
+	})
 }
 
-// A container killed under its instance (docker kill, an OOM of the whole container): the
-// instance ends ContainerDied and runs again in the same run, in a fresh container.
+// A container killed under its instance (docker kill): the instance ends ContainerDied and runs
+// again in the same run, in a fresh container. (A pod deleted mid-run: TestKubePodDeletedMidRun.)
 func TestDockerContainerKilledRetried(t *testing.T) {
+	testenv.RequireImage(t, testenv.Docker(t), testenv.BaseImage)
 	split, script, ids := outageTasks(t, 2, 6)
 	out := filepath.Join(t.TempDir(), "out")
 	runID := fmt.Sprintf("outage-killed-%d", time.Now().UnixNano())
+	t.Cleanup(func() { removeContainers(t, runID) })
 	done := startCLI(t, "run", "--split", split, "--model", "scripted:"+script, "-o", out, "--run-id", runID, "-c", "environment.cwd=/tmp",
 		"--workers", "2", "--progress", "lines")
 	busy := waitCommands(t, 1, runID)
@@ -353,80 +419,78 @@ func TestDockerContainerKilledRetried(t *testing.T) {
 	assertNoContainers(t, runID)
 }
 
-// A sweep survives the engine's restart as a run does: every cell finishes, exit 0, and the
-// first attempts kept the paired order (instance i started in every cell before instance i+1
-// anywhere).
-func TestSweepSurvivesEngineOutage(t *testing.T) {
-	split, script, ids := outageTasks(t, 3, 6)
-	proxy := newEngineProxy(t)
-	root := t.TempDir()
-	done := startCLI(t, "sweep", "--model", "a=scripted:"+script, "--model", "b=scripted:"+script, "--split", split,
-		"--run-config", "environment.cwd=/tmp", "--docker-host", proxy.host(), "--workers", "2", "--backend-wait", "2m",
-		"-o", root, "--name", "night", "--progress", "lines")
-	var runIDs []string
-	for _, cell := range []string{"a", "b"} {
-		dir := filepath.Join(root, "night", cell)
-		for deadline := time.Now().Add(time.Minute); ; time.Sleep(100 * time.Millisecond) {
-			if m, err := results.ReadManifest(dir); err == nil && m != nil {
-				runIDs = append(runIDs, m.RunID)
-				break
-			}
-			if time.Now().After(deadline) {
-				t.Fatalf("cell %s has no run.json within a minute", cell)
+// A sweep survives the backend's restart as a run does: every cell finishes, exit 0, the first
+// attempts kept the paired order (instance i started in every cell before instance i+1
+// anywhere), and a retry ran after the other instances of its position, before the next.
+func TestSweepSurvivesBackendOutage(t *testing.T) {
+	outageBackends(t, func(t *testing.T, b *outageBackend) {
+		split, script, ids := outageTasks(t, 3, 8)
+		root := t.TempDir()
+		done := startCLI(t, append([]string{"sweep", "--model", "a=scripted:" + script, "--model", "b=scripted:" + script, "--split", split,
+			"--run-config", "environment.cwd=/tmp", "--workers", "2", "--backend-wait", "2m",
+			"-o", root, "--name", "night", "--progress", "lines"}, b.flags...)...)
+		var runIDs []string
+		for _, cell := range []string{"a", "b"} {
+			dir := filepath.Join(root, "night", cell)
+			for deadline := time.Now().Add(time.Minute); ; time.Sleep(100 * time.Millisecond) {
+				if m, err := results.ReadManifest(dir); err == nil && m != nil {
+					runIDs = append(runIDs, m.RunID)
+					break
+				}
+				if time.Now().After(deadline) {
+					t.Fatalf("cell %s has no run.json within a minute", cell)
+				}
 			}
 		}
-	}
-	t.Cleanup(func() {
-		removeContainers(t, runIDs...)
+		b.cleanup(t, runIDs...)
+		b.waitBusy(t, 2, runIDs...)
+		b.down(t, runIDs...)
+		time.Sleep(12 * time.Second)
+		b.proxy.back(t)
+		res := waitCLI(t, done)
+		t.Logf("sweep output:\n%s", res.stderr)
+		if res.code != 0 {
+			t.Fatalf("sweep: exit %d, want 0", res.code)
+		}
+		type start struct {
+			pos    int
+			cell   string
+			queued float64
+		}
+		var firsts, retries []start
+		for k, cell := range []string{"a", "b"} {
+			history := checkRetried(t, filepath.Join(root, "night", cell), ids, 0)
+			for pos, id := range ids {
+				h := history[id]
+				if len(h) == 0 {
+					continue
+				}
+				firsts = append(firsts, start{pos, cell, h[0].Queued})
+				if len(h) > 1 {
+					retries = append(retries, start{pos, cell, h[len(h)-1].Queued})
+				}
+			}
+			if left := b.left(t, runIDs[k]); len(left) > 0 {
+				t.Errorf("cell %s: left behind: %v", cell, left)
+			}
+		}
+		if len(retries) == 0 {
+			t.Errorf("no instance of the sweep was retried; the backend went away while two ran")
+		}
+		// The backend was away longer than the retries' backoff, so they were ready when it came
+		// back: each ran before any instance of a later position started.
+		for _, r := range retries {
+			for _, f := range firsts {
+				if f.pos > r.pos && f.queued < r.queued {
+					t.Errorf("%s's instance %d started before the retry of %s's instance %d", f.cell, f.pos, r.cell, r.pos)
+				}
+			}
+		}
+		sort.Slice(firsts, func(i, j int) bool { return firsts[i].queued < firsts[j].queued })
+		for i := 1; i < len(firsts); i++ {
+			if firsts[i].pos < firsts[i-1].pos {
+				t.Errorf("paired order broken: %s's instance %d started after %s's instance %d", firsts[i].cell, firsts[i].pos, firsts[i-1].cell, firsts[i-1].pos)
+			}
+		}
 	})
-	waitCommands(t, 2, runIDs...)
-	proxy.down(t, runIDs[0])
-	proxy.down(t, runIDs[1])
-	time.Sleep(10 * time.Second)
-	proxy.back(t)
-	res := waitCLI(t, done)
-	t.Logf("sweep output:\n%s", res.stderr)
-	if res.code != 0 {
-		t.Fatalf("sweep: exit %d, want 0", res.code)
-	}
-	type first struct {
-		pos    int
-		cell   string
-		queued float64
-	}
-	var firsts, retries []first
-	retried := 0
-	for k, cell := range []string{"a", "b"} {
-		dir := filepath.Join(root, "night", cell)
-		history := checkRetried(t, dir, ids, 0)
-		for pos, id := range ids {
-			h := history[id]
-			if len(h) > 1 {
-				retried++
-				retries = append(retries, first{pos, cell, h[len(h)-1].Queued})
-			}
-			if len(h) > 0 {
-				firsts = append(firsts, first{pos, cell, h[0].Queued})
-			}
-		}
-		assertNoContainers(t, runIDs[k])
-	}
-	if retried == 0 {
-		t.Errorf("no instance of the sweep was retried; the engine went away while two ran")
-	}
-	// A retry runs after the other instances of its position, before the next positions (the
-	// engine was away longer than the retries' backoff, so they were ready when it came back).
-	for _, r := range retries {
-		for _, f := range firsts {
-			if f.pos > r.pos && f.queued < r.queued {
-				t.Errorf("%s's instance %d started before the retry of %s's instance %d", f.cell, f.pos, r.cell, r.pos)
-			}
-		}
-	}
-	sort.Slice(firsts, func(i, j int) bool { return firsts[i].queued < firsts[j].queued })
-	for i := 1; i < len(firsts); i++ {
-		if firsts[i].pos < firsts[i-1].pos {
-			t.Errorf("paired order broken: %s's instance %d started after %s's instance %d", firsts[i].cell, firsts[i].pos, firsts[i-1].cell, firsts[i-1].pos)
-		}
-	}
 }
