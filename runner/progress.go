@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/schollz/progressbar/v3"
 
@@ -385,6 +386,9 @@ type Bar struct {
 	W io.Writer
 	// MaxLines bounds the running-instance lines shown (default 16; the rest are counted).
 	MaxLines int
+	// Width, when set, gives the terminal's width at each redraw: longer lines are cut to it,
+	// since a line the terminal wraps would break the redraw in place.
+	Width func() int
 
 	t       tally
 	bar     *progressbar.ProgressBar
@@ -546,6 +550,13 @@ func (b *Bar) draw() {
 		}
 		lines = append(lines, fmt.Sprintf("  %-50s %-10s $%.4f", who(e), phase, e.Cost))
 	}
+	if b.Width != nil {
+		if w := b.Width(); w > 1 {
+			for i, l := range lines {
+				lines[i] = fitLine(l, w-1)
+			}
+		}
+	}
 	var sb strings.Builder
 	if b.drawn > 0 {
 		fmt.Fprintf(&sb, "\x1b[%dA", b.drawn)
@@ -564,4 +575,13 @@ func (b *Bar) draw() {
 	}
 	b.drawn = len(lines)
 	io.WriteString(b.W, sb.String())
+}
+
+// fitLine cuts s to at most width characters, ending with "…" when cut.
+func fitLine(s string, width int) string {
+	if utf8.RuneCountInString(s) <= width {
+		return s
+	}
+	r := []rune(s)
+	return string(r[:width-1]) + "…"
 }

@@ -5,8 +5,10 @@ import (
 	"errors"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/swebench-run/swebench-run/agent"
 	"github.com/swebench-run/swebench-run/configs"
@@ -222,7 +224,8 @@ func TestBackendAwayTooLong(t *testing.T) {
 // until when; then it drops the line.
 func TestBarShowsBackendWait(t *testing.T) {
 	var buf syncBuffer
-	b := &Bar{W: &buf}
+	var width atomic.Int64 // 0: unknown
+	b := &Bar{W: &buf, Width: func() int { return int(width.Load()) }}
 	b.Start(2, 0)
 	since := time.Date(2026, 1, 2, 3, 4, 5, 0, time.Local)
 	b.Backend(BackendEvent{Down: true, Since: since, Until: since.Add(5 * time.Minute), Err: "no docker engine answers: unix:///var/run/docker.sock: connection refused\nmore"})
@@ -237,6 +240,20 @@ func TestBarShowsBackendWait(t *testing.T) {
 	if strings.Contains(got, "more") {
 		t.Errorf("display shows more than the error's first line:\n%s", got)
 	}
+	// On a narrow terminal every line is cut to its width: a wrapped line would break the
+	// redraw in place.
+	width.Store(60)
+	n0 := len(buf.String())
+	b.draw()
+	for _, l := range strings.Split(buf.String()[n0:], "\n") {
+		if i := strings.LastIndex(l, "\x1b[2K"); i >= 0 {
+			l = l[i+len("\x1b[2K"):]
+		}
+		if utf8.RuneCountInString(l) > 59 {
+			t.Errorf("line of %d characters on a terminal of 60: %q", utf8.RuneCountInString(l), l)
+		}
+	}
+	width.Store(0)
 	b.Backend(BackendEvent{Since: since, Back: since.Add(time.Minute)})
 	n := len(buf.String())
 	b.draw()

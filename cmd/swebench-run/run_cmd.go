@@ -577,15 +577,26 @@ func chooseProgress(f *runFlags, stderr io.Writer) runner.Progress {
 	if f.quiet {
 		mode = "none"
 	}
+	fd, isFile := stderr.(interface{ Fd() uintptr })
 	if mode == "auto" {
 		mode = "lines"
-		if fd, ok := stderr.(interface{ Fd() uintptr }); ok && term.IsTerminal(int(fd.Fd())) {
+		if isFile && term.IsTerminal(int(fd.Fd())) {
 			mode = "bar"
 		}
 	}
 	switch mode {
 	case "bar":
-		return &runner.Bar{W: stderr}
+		b := &runner.Bar{W: stderr}
+		if isFile && term.IsTerminal(int(fd.Fd())) {
+			b.Width = func() int {
+				w, _, err := term.GetSize(int(fd.Fd()))
+				if err != nil {
+					return 0
+				}
+				return w
+			}
+		}
+		return b
 	case "json":
 		return &runner.JSONEvents{W: stderr}
 	case "none":
