@@ -517,7 +517,9 @@ func (b *Bar) draw() {
 		if len(e.Err) > 160 {
 			e.Err = e.Err[:160] + "…"
 		}
-		lines = append(lines, backendLine(e, time.Now()))
+		// Short, what it waits for first: the line is cut to the terminal's width.
+		lines = append(lines, fmt.Sprintf("waiting since %s (%s, stops at %s, --backend-wait): %s", e.Since.Format("15:04:05"),
+			time.Since(e.Since).Round(time.Second), e.Until.Format("15:04:05"), e.Err))
 	}
 	for _, c := range b.t.cells {
 		lines = append(lines, "  "+c.line(b.t.nameWidth()))

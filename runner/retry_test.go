@@ -232,7 +232,7 @@ func TestBarShowsBackendWait(t *testing.T) {
 	b.Event(Event{Instance: "x__y-1", Phase: PhaseRetry, ExitStatus: StatusEngineDown, Attempt: 1, MaxAttempts: 3, RetryIn: 5 * time.Second})
 	b.draw()
 	got := buf.String()
-	for _, want := range []string{"waiting for the sandbox backend since 03:04:05", "the run stops at 03:09:05, --backend-wait): no docker engine answers: unix:///var/run/docker.sock: connection refused;", "retry 2/3 (EngineDown)"} {
+	for _, want := range []string{"waiting since 03:04:05 (", "stops at 03:09:05, --backend-wait): no docker engine answers: unix:///var/run/docker.sock: connection refused\n", "retry 2/3 (EngineDown)"} {
 		if !strings.Contains(got, want) {
 			t.Errorf("display lacks %q:\n%s", want, got)
 		}
