@@ -84,6 +84,7 @@ func Run(t *testing.T, cfg Config) {
 		{"ImageUnavailable", s.testImageUnavailable},
 		{"Starter", s.testStarter},
 		{"Capacity", s.testCapacity},
+		{"Probe", s.testProbe},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, tt.fn)
@@ -684,4 +685,30 @@ func (s *suite) testCapacity(t *testing.T) {
 	if got := b.Capacity(); got != 2 {
 		t.Errorf("Capacity after the slots came back = %d, want 2", got)
 	}
+}
+
+// testProbe: a backend that answers says so when probed, also after a slot was released with an
+// error matching ErrBackendDown (its part taken out of rotation, though it answers): the probe
+// puts it back, and Acquire hands out slots again instead of failing.
+func (s *suite) testProbe(t *testing.T) {
+	b := s.cfg.New(t, 1)
+	ctx := context.Background()
+	if err := b.Probe(ctx); err != nil {
+		t.Fatalf("Probe of a backend that answers = %v, want nil", err)
+	}
+	slot, err := b.Acquire(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	slot.Release(fmt.Errorf("conformance: the connection broke: %w", sandbox.ErrBackendDown))
+	if err := b.Probe(ctx); err != nil {
+		t.Fatalf("Probe after a release with ErrBackendDown, the backend answering = %v, want nil", err)
+	}
+	actx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	slot, err = b.Acquire(actx)
+	if err != nil {
+		t.Fatalf("Acquire after a successful Probe = %v, want a slot", err)
+	}
+	slot.Release(nil)
 }
