@@ -245,10 +245,12 @@ func Sweep(ctx context.Context, cells []Cell, opts SweepOptions) (SweepSummary, 
 	s.teardowns.Wait()
 	close(probing)
 	prober.Wait()
-	// Sandboxes whose removal failed while the backend was away: once more now (the caller's
-	// sweep by run id is the last resort).
-	if n := s.gate.removeLeftovers(context.WithoutCancel(ctx)); n > 0 {
-		opts.Logger.Warn("sandboxes could not be removed; `swebench-run cleanup` removes them", "count", n)
+	// Sandboxes whose removal failed while the backend was away: once more now, unless it is
+	// still away (the caller's sweep by run id, and the next run's, are the last resort).
+	if !s.gate.isDown() {
+		if n := s.gate.removeLeftovers(context.WithoutCancel(ctx)); n > 0 {
+			opts.Logger.Warn("sandboxes could not be removed; `swebench-run cleanup` removes them", "count", n)
+		}
 	}
 	if err == nil {
 		err = gateErr
