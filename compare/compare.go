@@ -88,6 +88,14 @@ type Input struct {
 	FlakyHistory []string        `json:"flaky_history"` // verdicts differ in the history
 	Metrics      Metrics         `json:"metrics"`
 	Repos        []RepoStat      `json:"repos"`
+	// Attempts: absent when no run of the input records its attempts.
+	Attempts *Attempts `json:"attempts,omitempty"`
+}
+
+// Attempts are an input's attempts per instance, over the runs that record them.
+type Attempts struct {
+	Total   int      `json:"total"`   // attempts of every instance, retries and resumes included
+	Retried []string `json:"retried"` // instances attempted more than once (in any run)
 }
 
 // RunInfo describes one run of an input.
@@ -561,7 +569,23 @@ func summarise(s *side, ids, repos []string) Input {
 				in.ExitStatuses[st]++
 			}
 		}
+		if r.HasAttempts {
+			if in.Attempts == nil {
+				in.Attempts = &Attempts{Retried: []string{}}
+			}
+			for k := range r.Instances {
+				inst := &r.Instances[k]
+				in.Attempts.Total += inst.Attempts
+				if inst.Attempts > 1 {
+					in.Attempts.Retried = append(in.Attempts.Retried, inst.ID)
+				}
+			}
+		}
 		in.Runs = append(in.Runs, info)
+	}
+	if in.Attempts != nil { // sorted, each id once over the repeats
+		sort.Strings(in.Attempts.Retried)
+		in.Attempts.Retried = compactStrings(in.Attempts.Retried)
 	}
 	repoIdx := map[string]int{}
 	full, atK, hatK := 0, 0, 0
@@ -902,4 +926,15 @@ func short(s string) string {
 		return s[:12]
 	}
 	return s
+}
+
+// compactStrings drops the repeats of a sorted list.
+func compactStrings(s []string) []string {
+	out := s[:0]
+	for i, x := range s {
+		if i == 0 || x != s[i-1] {
+			out = append(out, x)
+		}
+	}
+	return out
 }

@@ -22,7 +22,7 @@ import (
 // patches), else by its prediction (an empty patch is EmptyPatch); a finished instance with a
 // patch and no evaluation is NotSubmitted ("not evaluated"). evalDir defaults to <dir>/eval.
 func readRunDir(dir, evalDir string, opts ReadOptions) (*Run, error) {
-	r := &Run{Path: dir, Kind: KindRunDir, HasCost: true, HasSteps: true, HasTokens: true, HasDuration: true}
+	r := &Run{Path: dir, Kind: KindRunDir, HasCost: true, HasSteps: true, HasTokens: true, HasDuration: true, HasAttempts: true}
 	man, err := results.ReadManifest(dir)
 	if err != nil {
 		return nil, fmt.Errorf("input %s: %w", dir, err)
@@ -66,7 +66,7 @@ func readRunDir(dir, evalDir string, opts ReadOptions) (*Run, error) {
 	for id, h := range history {
 		last := h[len(h)-1]
 		steps := last.Steps
-		in := &Instance{ExitStatus: last.ExitStatus, Steps: &steps}
+		in := &Instance{ExitStatus: last.ExitStatus, Steps: &steps, Attempts: len(h)}
 		cost, calls, tok := 0.0, 0, Tokens{}
 		for _, rec := range h {
 			cost += rec.Cost

@@ -397,6 +397,24 @@ func TestReadRunDir(t *testing.T) {
 	if *in.Cost != 1.5 || *in.Steps != 7 || in.Tokens.Input != 900 || *in.Seconds != 70 || in.ExitStatus != "Submitted" || in.Repo != "django/django" {
 		t.Errorf("django-1 metrics = %+v, want cost 1.5 over both attempts, the last attempt's 7 steps and 70 s", in)
 	}
+	if !r.HasAttempts || in.Attempts != 2 {
+		t.Errorf("django-1: %d attempts (recorded: %v), want 2", in.Attempts, r.HasAttempts)
+	}
+	// The input shows its attempts: 8 over the 7 instances of the ledger, django-1 retried.
+	res, err := Compare([]*Run{r}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a := res.Inputs[0].Attempts; a == nil || a.Total != 8 || strings.Join(a.Retried, ",") != "django__django-1" {
+		t.Errorf("input attempts = %+v, want 8 in all, django__django-1 retried", a)
+	}
+	var csv strings.Builder
+	if err := WriteCSV(&csv, res); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(csv.String(), ",false,2\n") || !strings.Contains(csv.String(), "django__django-2,django/django,r1,r1,,unresolved,Submitted,,0.250000,3,300,30,30.000,false,1\n") {
+		t.Errorf("CSV lacks the attempts per instance:\n%s", csv.String())
+	}
 	w := strings.Join(r.Warnings, "\n")
 	if !strings.Contains(w, "1 finished instances are not evaluated") || !strings.Contains(w, "1 of the 8 selected instances have no record yet") {
 		t.Errorf("warnings = %q", w)

@@ -199,11 +199,11 @@ func cellText(s string) string {
 
 // CSVHeader is the header of WriteCSV's output.
 var CSVHeader = []string{"instance_id", "repo", "input", "run", "repeat", "verdict", "exit_status", "detail",
-	"cost", "steps", "input_tokens", "output_tokens", "duration_seconds", "flaky"}
+	"cost", "steps", "input_tokens", "output_tokens", "duration_seconds", "flaky", "attempts"}
 
-// WriteCSV writes one row per instance and run (repeats are runs): its verdict, exit status and
-// costs. A figure that is not known (the run's form does not record it, or not for this
-// instance) is empty, never 0.
+// WriteCSV writes one row per instance and run (repeats are runs): its verdict, exit status,
+// costs and attempts. A figure that is not known (the run's form does not record it, or not for
+// this instance) is empty, never 0.
 func WriteCSV(w io.Writer, res *Result) error {
 	cw := csv.NewWriter(w)
 	if err := cw.Write(CSVHeader); err != nil {
@@ -217,7 +217,7 @@ func WriteCSV(w io.Writer, res *Result) error {
 				if v == "" {
 					continue
 				}
-				rec := []string{row.ID, row.Repo, in.Name, r.Label, "", string(v), "", "", "", "", "", "", "", strconv.FormatBool(row.Flaky)}
+				rec := []string{row.ID, row.Repo, in.Name, r.Label, "", string(v), "", "", "", "", "", "", "", strconv.FormatBool(row.Flaky), ""}
 				if r.Repeat > 0 {
 					rec[4] = strconv.Itoa(r.Repeat)
 				}
@@ -234,6 +234,9 @@ func WriteCSV(w io.Writer, res *Result) error {
 					}
 					if inst.Seconds != nil {
 						rec[12] = f(*inst.Seconds, 'f', 3, 64)
+					}
+					if r.HasAttempts && inst.Attempts > 0 {
+						rec[14] = strconv.Itoa(inst.Attempts)
 					}
 				}
 				if err := cw.Write(rec); err != nil {

@@ -108,7 +108,15 @@ func writeStatusTable(p func(string, ...any), res *Result) {
 		}
 		p("\n")
 	}
-	p("\n")
+	p("attempts (retried instances)")
+	for _, in := range res.Inputs {
+		if a := in.Attempts; a != nil {
+			p("\t%d (%d)", a.Total, len(a.Retried))
+		} else {
+			p("\t–")
+		}
+	}
+	p("\n\n")
 }
 
 func writeMetricsTable(p func(string, ...any), res *Result) {

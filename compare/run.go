@@ -57,6 +57,7 @@ type Instance struct {
 	Steps      *int     // model calls of the last attempt
 	Tokens     *Tokens  // over all attempts
 	Seconds    *float64 // last attempt, queued → end
+	Attempts   int      // attempts recorded, retries within a run and resumes included (Run.HasAttempts)
 }
 
 // Tokens counts model tokens.
@@ -89,7 +90,7 @@ type Run struct {
 	Total int
 
 	// HasCost, …: the input's form records the figure (its instances may still lack it).
-	HasCost, HasSteps, HasTokens, HasDuration bool
+	HasCost, HasSteps, HasTokens, HasDuration, HasAttempts bool
 	// ReportLayouts counts the per-instance report.json files read, by their layout
 	// (eval.ReportLayout: the harness's, sb-cli's); empty when the form has none.
 	ReportLayouts map[string]int

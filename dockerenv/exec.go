@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	cerrdefs "github.com/containerd/errdefs"
 	"github.com/moby/moby/api/pkg/stdcopy"
 	"github.com/moby/moby/client"
 
@@ -123,6 +124,11 @@ func (c *Container) exec(ctx context.Context, command string, opts sandbox.ExecO
 	if err != nil {
 		return sandbox.ExecResult{}, err
 	}
+	if !timedOut {
+		if err := c.diedUnder(ctx, code); err != nil {
+			return sandbox.ExecResult{}, err
+		}
+	}
 	res := sandbox.ExecResult{
 		Output:         out.String(),
 		ExitCode:       code,
@@ -165,6 +171,45 @@ func (c *Container) exitCode(ctx context.Context, execID string) (int, error) {
 		wait = min(2*wait, 500*time.Millisecond)
 	}
 }
+
+// diedUnder returns a *sandbox.DiedError when a command's end was its container's: a command
+// killed with the container (137: when the container's main process ends, the kernel KILLs every
+// other process of its PID namespace; docker kill, docker stop, a daemon shutting down), or one
+// that the runtime refused because the container is stopping (126, "cannot exec in a stopped
+// container", which the engine reports as the command's output). Such an end is not the
+// command's result, and the agent must not see it as one. For a 137 the container's state is
+// read for up to diedUnderWait, while the engine catches up with the container's end; nil when
+// the container runs on (a command killed by someone else, an OOM kill of the command).
+func (c *Container) diedUnder(ctx context.Context, code int) error {
+	if code != 126 && code != 137 {
+		return nil
+	}
+	deadline := time.Now().Add(diedUnderWait)
+	for {
+		ictx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+		res, err := c.engine.cli.ContainerInspect(ictx, c.id, client.ContainerInspectOptions{})
+		cancel()
+		cause := fmt.Errorf("the command in %s ended with exit code %d as the container stopped", c.name, code)
+		switch {
+		case cerrdefs.IsNotFound(err):
+			return &sandbox.DiedError{Name: c.name, ExitCode: -1, Err: cause}
+		case client.IsErrConnectionFailed(err):
+			return &EngineDownError{Host: c.engine.Host(), Err: cause}
+		case err != nil:
+			return nil // the command's result stands
+		}
+		if st := res.Container.State; st != nil && !st.Running {
+			return &sandbox.DiedError{Name: c.name, OOMKilled: st.OOMKilled, ExitCode: st.ExitCode, Err: cause}
+		}
+		if code != 137 || time.Now().After(deadline) || ctx.Err() != nil {
+			return nil
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// diedUnderWait bounds how long diedUnder waits for the engine to report a container's end.
+const diedUnderWait = time.Second
 
 // oomKilledSince reports whether the container's memory cgroup counted an OOM kill since the
 // last check (or since the start, at the first check).

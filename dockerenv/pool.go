@@ -89,7 +89,8 @@ func (noEngineError) Is(target error) bool { return target == sandbox.ErrBackend
 // Pool spreads instances over several engines, each with its own capacity, pull queue and image
 // cache: it is the runner's sandbox.Backend on Docker. Acquire takes a slot on the engine with the
 // most free slots; an engine that stops answering is taken out of rotation (a slot released with
-// an engine-down cause) until Revive finds it answering again. Safe for concurrent use.
+// an engine-down cause) until Revive (or Probe, which the runner calls now and then) finds it
+// answering again. Safe for concurrent use.
 type Pool struct {
 	mu      sync.Mutex
 	hosts   []*poolHost
@@ -303,6 +304,18 @@ func (p *Pool) Revive(ctx context.Context) int {
 		}
 	}
 	return n
+}
+
+// Probe pings the engines that are down and puts those that answer back in rotation (see
+// sandbox.Backend). It fails with ErrNoEngine, naming every engine and why, when none answers.
+func (p *Pool) Probe(ctx context.Context) error {
+	if p.Revive(ctx) > 0 {
+		return nil
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	return p.noEngine()
 }
 
 // notify wakes the waiting Acquires; called with p.mu held.

@@ -164,6 +164,9 @@ func TestPoolFailover(t *testing.T) {
 	if n := pool.Revive(ctx); n != 1 {
 		t.Errorf("Revive with the engine still stopped: %d up, want 1", n)
 	}
+	if err := pool.Probe(ctx); err != nil {
+		t.Errorf("Probe with one engine of two up = %v, want nil (the pool can take sandboxes)", err)
+	}
 	s2, err := pool.Acquire(ctx)
 	if err != nil {
 		t.Fatal(err)
@@ -203,4 +206,17 @@ func TestPoolAllDown(t *testing.T) {
 	if !errors.Is(err, dockerenv.ErrNoEngine) || !errors.Is(err, sandbox.ErrBackendDown) {
 		t.Errorf("Acquire = %v, want ErrNoEngine matching sandbox.ErrBackendDown", err)
 	}
+	// The runner probes while it waits: down, then back once the engine answers again.
+	if err := pool.Probe(ctx); !errors.Is(err, sandbox.ErrBackendDown) || !strings.Contains(err.Error(), second) {
+		t.Errorf("Probe with the engine stopped = %v, want an error matching sandbox.ErrBackendDown naming %s", err, second)
+	}
+	secondEngine(t)
+	if err := pool.Probe(ctx); err != nil {
+		t.Errorf("Probe with the engine back = %v, want nil", err)
+	}
+	s, err = pool.Acquire(ctx)
+	if err != nil {
+		t.Fatalf("Acquire after the engine came back: %v", err)
+	}
+	s.Release(nil)
 }

@@ -346,8 +346,15 @@ wait:
 	if code >= 128 && !timedOut {
 		// Killed by a signal: by the command itself, the kernel (OOM), or the end of the pod
 		// (deleted, evicted, its lifetime over), whose container's processes all die.
-		if died := p.ended(ctx, fmt.Errorf("exec in %s: the command was killed (exit code %d)", p.name, code)); died != nil {
+		opErr := fmt.Errorf("exec in %s: the command was killed (exit code %d)", p.name, code)
+		if died := p.ended(ctx, opErr); died != nil {
 			return sandbox.ExecResult{}, died
+		}
+		// The kubelet reports a container's end a moment after it happened: a KILL (the
+		// signal every process of a container gets when its main process ends) is checked
+		// with an exec of `true` as well, which the runtime refuses once the container stopped.
+		if code == 137 && !p.answers(ctx) {
+			return sandbox.ExecResult{}, p.classify(ctx, opErr)
 		}
 	}
 	res := sandbox.ExecResult{
@@ -531,6 +538,12 @@ func (p *Pod) execKill(ctx context.Context) {
 		return
 	}
 	_ = exec.StreamWithContext(kctx, remotecommand.StreamOptions{Stdout: io.Discard, Stderr: io.Discard})
+}
+
+// answers reports whether the container still runs commands (an exec of `true` succeeds).
+func (p *Pod) answers(ctx context.Context) bool {
+	_, code, err := p.run(ctx, []string{"true"}, nil)
+	return err == nil && code == 0
 }
 
 // run runs argv in the container (no wrapper) and returns its output and exit code; the error

@@ -272,6 +272,19 @@ func (c *Cluster) Acquire(ctx context.Context) (sandbox.Slot, error) {
 	return &slot{c: c}, nil
 }
 
+// Probe asks the API server whether it answers (see sandbox.Backend): nil when it does, which
+// also clears the suspicion a slot released with an error matching sandbox.ErrBackendDown left;
+// a *DownError when it does not.
+func (c *Cluster) Probe(ctx context.Context) error {
+	if err := c.ping(ctx); err != nil {
+		return err
+	}
+	c.mu.Lock()
+	c.suspect = false
+	c.mu.Unlock()
+	return nil
+}
+
 // Expect does nothing: the kubelets pull and keep the images.
 func (c *Cluster) Expect(string, int) {}
 

@@ -2,6 +2,7 @@ package report_test
 
 import (
 	"context"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -352,5 +353,57 @@ func TestReportSBCLIReportsInBrowser(t *testing.T) {
 		t.Errorf("the evaluation card says %q, want the layout its report.json was read in", got)
 	}
 	p.Screenshot("instance")
+	reporttest.NoConsoleErrors(t, p)
+}
+
+// A run folder whose ledger shows an instance retried: the instances table has an Attempts
+// column (sortable), and that instance's page says how many attempts it took.
+func TestReportAttemptsInBrowser(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name string, v any) {
+		t.Helper()
+		data, _ := json.Marshal(v)
+		if err := os.WriteFile(filepath.Join(dir, name), data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write(results.ManifestFile, results.Manifest{Tool: "swebench-run", RunID: "r1", Model: "m", Instances: 2,
+		Config: map[string]any{"model": map[string]any{"model_name": "m"}}})
+	var ledger strings.Builder
+	for _, r := range []results.Record{
+		{InstanceID: "a__b-1", Attempt: 1, ExitStatus: "Submitted", Category: results.CategoryModel, Steps: 3, PatchBytes: 10, Queued: 100, End: 160},
+		{InstanceID: "a__b-2", Attempt: 1, ExitStatus: "EngineDown", Category: results.CategoryInfrastructure, Steps: 1, Queued: 100, End: 110},
+		{InstanceID: "a__b-2", Attempt: 2, ExitStatus: "Submitted", Category: results.CategoryModel, Steps: 4, PatchBytes: 10, Queued: 120, End: 180},
+	} {
+		line, _ := json.Marshal(r)
+		ledger.Write(append(line, '\n'))
+	}
+	if err := os.WriteFile(filepath.Join(dir, results.LedgerFile), []byte(ledger.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	write(results.PredsFile, map[string]results.Prediction{
+		"a__b-1": {InstanceID: "a__b-1", ModelNameOrPath: "m", ModelPatch: "diff --git a/x b/x\n"},
+		"a__b-2": {InstanceID: "a__b-2", ModelNameOrPath: "m", ModelPatch: "diff --git a/y b/y\n"},
+	})
+	b := browsertest.Start(t)
+	rep, err := report.Load(context.Background(), []compare.Source{{Path: dir}}, report.Options{Version: "test", AllowUnevaluated: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	site := filepath.Join(t.TempDir(), "site")
+	if _, err := rep.Write(context.Background(), site); err != nil {
+		t.Fatal(err)
+	}
+	p := b.Open(t, "file://"+filepath.Join(site, "index.html"))
+	reporttest.Goto(t, p, "#/instances?sort=attempts", `document.getElementById('shown-count') && document.querySelector('th[data-sort="attempts"]')`, "the Attempts column")
+	got := browsertest.Eval[string](p, `[...document.querySelectorAll('#rows tr')].map(tr => tr.dataset.id + '=' + tr.querySelector('td[data-k="attempts"]').textContent).join(' ')`)
+	if got != "a__b-2=2 a__b-1=1" {
+		t.Errorf("attempts column sorted descending: %q, want a__b-2=2 a__b-1=1", got)
+	}
+	reporttest.Goto(t, p, "#/i/a__b-2?r=0", `document.querySelector('.facts [data-k="attempts"]')`, "the attempts of a__b-2")
+	if got := browsertest.Eval[string](p, `document.querySelector('.facts [data-k="attempts"]').textContent`); got != "2" {
+		t.Errorf("a__b-2's page says %q attempts, want 2", got)
+	}
+	p.Screenshot("attempts")
 	reporttest.NoConsoleErrors(t, p)
 }

@@ -462,6 +462,9 @@ func TestSummaryOfRunDir(t *testing.T) {
 	if run.Cells.Cost[0] != 0.5 || run.Cells.Steps[0] != 7 || run.Cells.Seconds[0] != 60 {
 		t.Errorf("cells: cost %v, steps %v, seconds %v", run.Cells.Cost, run.Cells.Steps, run.Cells.Seconds)
 	}
+	if len(run.Cells.Attempts) != 2 || run.Cells.Attempts[0] != 1 || run.Cells.Attempts[1] != 2 {
+		t.Errorf("attempts per instance %v, want [1 2]", run.Cells.Attempts)
+	}
 	if s.Inputs[0].Submitted != 1 || s.Inputs[0].CILow == nil || *s.Inputs[0].CIHigh != 1 {
 		t.Errorf("input extras %+v", s.Inputs[0])
 	}

@@ -85,6 +85,8 @@ type cells struct {
 	Seconds numbers `json:"t,omitempty"`
 	TokIn   numbers `json:"ti,omitempty"`
 	TokOut  numbers `json:"to,omitempty"`
+	// Attempts of each instance, retries within a run and resumes included.
+	Attempts numbers `json:"a,omitempty"`
 }
 
 // numbers encode compactly: six significant digits, integers without a point.
@@ -192,6 +194,7 @@ func (r *Report) summary(search *searchInfo) *summary {
 		}
 		c.Cost, c.Steps, c.Seconds = opt(rd.HasCost), opt(rd.HasSteps), opt(rd.HasDuration)
 		c.TokIn, c.TokOut = opt(rd.HasTokens), opt(rd.HasTokens)
+		c.Attempts = opt(rd.HasAttempts)
 		for i := range c.X {
 			c.X[i], c.D[i] = -1, -1
 		}
@@ -225,6 +228,9 @@ func (r *Report) summary(search *searchInfo) *summary {
 			}
 			if c.TokIn != nil && in.Tokens != nil {
 				c.TokIn[i], c.TokOut[i] = float64(in.Tokens.Input), float64(in.Tokens.Output)
+			}
+			if c.Attempts != nil && in.Attempts > 0 {
+				c.Attempts[i] = float64(in.Attempts)
 			}
 			if in.Verdict == compare.Resolved || in.Verdict == compare.Unresolved || in.Verdict == compare.Error {
 				s.Inputs[rd.input].Submitted++

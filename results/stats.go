@@ -26,6 +26,9 @@ type Stats struct {
 	Tokens   Tokens    `json:"tokens"`           // over the TokensN instances whose usage is known
 	TokensN  int       `json:"tokens_n"`
 	Failures []Failure `json:"infrastructure_failures"`
+	// Retried lists the instances attempted more than once (infrastructure failures retried
+	// within a run or on resume, --retry-failed, --redo-existing), with every attempt's status.
+	Retried []Retried `json:"retried"`
 	// Unfinished lists the instances whose last attempt was cut by a run-wide budget: neither
 	// resolved nor unresolved, they run again when a run has budget left.
 	Unfinished []string   `json:"unfinished"`
@@ -61,6 +64,13 @@ type Failure struct {
 	ExitStatus string `json:"exit_status"`
 	Attempts   int    `json:"attempts"`
 	Error      string `json:"error"`
+}
+
+// Retried is an instance attempted more than once: its attempts' exit statuses, in order.
+type Retried struct {
+	InstanceID string   `json:"instance_id"`
+	Attempts   int      `json:"attempts"`
+	Statuses   []string `json:"exit_statuses"`
 }
 
 // EvalStats count the per-instance reports under <dir>/eval.
@@ -141,6 +151,13 @@ func ComputeStats(dir string, readReport ReportReader) (*Stats, error) {
 		steps = append(steps, float64(last.Steps))
 		if last.Queued > 0 && last.End >= last.Queued {
 			secs = append(secs, last.End-last.Queued)
+		}
+		if len(h) > 1 {
+			r := Retried{InstanceID: id, Attempts: len(h)}
+			for _, rec := range h {
+				r.Statuses = append(r.Statuses, rec.ExitStatus)
+			}
+			st.Retried = append(st.Retried, r)
 		}
 		switch last.Category {
 		case CategoryInfrastructure:

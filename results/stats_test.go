@@ -64,6 +64,11 @@ func TestStatsUnfinished(t *testing.T) {
 	if len(st.Failures) != 1 || st.Failures[0].InstanceID != "a__b-4" {
 		t.Errorf("Failures = %+v, want a__b-4 only", st.Failures)
 	}
+	// Attempts per instance: the one attempted twice is listed with both statuses.
+	if len(st.Retried) != 1 || st.Retried[0].InstanceID != "a__b-3" || st.Retried[0].Attempts != 2 ||
+		!slices.Equal(st.Retried[0].Statuses, []string{"RunBudgetExhausted", "Submitted"}) {
+		t.Errorf("Retried = %+v, want a__b-3 with RunBudgetExhausted, Submitted", st.Retried)
+	}
 	// The unfinished instance is not in the resolved rate's denominator: 1 of 3, not 1 of 4.
 	if st.Eval == nil || st.Eval.Resolved != 1 || st.Eval.Rate != 1.0/3 {
 		t.Errorf("Eval = %+v, want 1 resolved at rate 1/3", st.Eval)

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/schollz/progressbar/v3"
 
@@ -24,6 +25,9 @@ const (
 	// PhaseSkipped: a queued instance that did not start after all (its sweep cell stopped, or
 	// its budget ran out while it waited for a worker).
 	PhaseSkipped = "skipped"
+	// PhaseRetry: an attempt failed for infrastructure reasons (Event.ExitStatus) and the
+	// instance runs again in this run, in a fresh sandbox, after Event.RetryIn; it is not done.
+	PhaseRetry = "retry"
 	// With evaluation (`--eval`): the prediction is being graded, then it was (Event.Resolved).
 	// The runner does not send these; the evaluation hook does, before PhaseDone.
 	PhaseEvaluating = "evaluating"
@@ -39,6 +43,27 @@ type Event struct {
 	Cost       float64 `json:"cost,omitempty"`
 	ExitStatus string  `json:"exit_status,omitempty"`
 	Resolved   bool    `json:"resolved,omitempty"` // with PhaseEvaluated
+	// Attempt is the attempt that ended (PhaseDone, PhaseRetry), counted over the output
+	// directory's runs; MaxAttempts bounds the attempts of infrastructure failures.
+	Attempt     int `json:"attempt,omitempty"`
+	MaxAttempts int `json:"max_attempts,omitempty"`
+	// RetryIn is the wait before the retry (PhaseRetry).
+	RetryIn time.Duration `json:"-"`
+}
+
+// BackendEvent says that the sandbox backend stopped answering (Down) or answers again.
+type BackendEvent struct {
+	Down bool
+	// Since is when it stopped answering; Until, while it is down, when the run gives up
+	// waiting (--backend-wait); Back, once it answers again, when it did.
+	Since, Until, Back time.Time
+	Err                string // what does not answer, and why (while down)
+}
+
+// BackendProgress is implemented by the renderers that show the backend's availability: a run
+// waits while its backend does not answer.
+type BackendProgress interface {
+	Backend(BackendEvent)
 }
 
 // CellTotal is what one cell of a sweep has to do.
@@ -122,6 +147,14 @@ func (t *tally) finish(e Event) {
 	t.byStatus[e.ExitStatus]++
 	if c := t.byCell[e.Cell]; c != nil {
 		c.done++
+		c.cost += e.Cost
+	}
+}
+
+// retried counts the cost of an attempt that failed and runs again; the instance is not done.
+func (t *tally) retried(e Event) {
+	t.cost += e.Cost
+	if c := t.byCell[e.Cell]; c != nil {
 		c.cost += e.Cost
 	}
 }
@@ -211,6 +244,10 @@ func (l *Lines) Event(e Event) {
 	defer l.t.mu.Unlock()
 	switch e.Phase {
 	case PhaseDone:
+	case PhaseRetry:
+		l.t.retried(e)
+		fmt.Fprintf(l.W, "%s %s after attempt %d of %d ($%.4f); retried in %s in a fresh sandbox\n", who(e), e.ExitStatus, e.Attempt, e.MaxAttempts, e.Cost, e.RetryIn.Round(time.Second))
+		return
 	case PhaseEvaluated:
 		l.t.graded(e)
 		verdict := "unresolved"
@@ -230,7 +267,28 @@ func (l *Lines) Event(e Event) {
 		return
 	}
 	l.t.finish(e)
-	fmt.Fprintf(l.W, "[%d/%d] %s %s $%.4f (total $%.4f, %s)\n", l.t.done, l.t.total, who(e), e.ExitStatus, e.Cost, l.t.cost, time.Since(l.t.start).Round(time.Second))
+	attempt := ""
+	if e.Attempt > 1 {
+		attempt = fmt.Sprintf(" (attempt %d)", e.Attempt)
+	}
+	fmt.Fprintf(l.W, "[%d/%d] %s %s%s $%.4f (total $%.4f, %s)\n", l.t.done, l.t.total, who(e), e.ExitStatus, attempt, e.Cost, l.t.cost, time.Since(l.t.start).Round(time.Second))
+}
+
+// Backend prints when the backend stops answering, what it waits for and until when, and when
+// it answers again.
+func (l *Lines) Backend(e BackendEvent) {
+	l.t.mu.Lock()
+	defer l.t.mu.Unlock()
+	fmt.Fprintln(l.W, backendLine(e, time.Now()))
+}
+
+// backendLine says what the run waits for and since when, or that the wait is over.
+func backendLine(e BackendEvent, now time.Time) string {
+	if !e.Down {
+		return fmt.Sprintf("the sandbox backend answers again after %s (away since %s); going on", e.Back.Sub(e.Since).Round(time.Second), e.Since.Format("15:04:05"))
+	}
+	return fmt.Sprintf("waiting for the sandbox backend since %s (%s; the run stops at %s, --backend-wait): %s; no instance starts meanwhile, running ones go on",
+		e.Since.Format("15:04:05"), now.Sub(e.Since).Round(time.Second), e.Until.Format("15:04:05"), e.Err)
 }
 
 // Pull prints finished and failed pulls.
@@ -269,6 +327,24 @@ func (j *JSONEvents) Event(e Event) {
 	}
 	if e.Phase == PhaseEvaluated {
 		ev["resolved"] = e.Resolved
+	}
+	if e.Attempt > 0 {
+		ev["attempt"], ev["max_attempts"] = e.Attempt, e.MaxAttempts
+	}
+	if e.Phase == PhaseRetry {
+		ev["retry_in_seconds"] = e.RetryIn.Seconds()
+	}
+	j.write(ev)
+}
+
+// Backend emits {"event": "backend", "state": "down", "since", "until", "error"} when the backend
+// stops answering and {"event": "backend", "state": "up", "since", "back"} when it answers again.
+func (j *JSONEvents) Backend(e BackendEvent) {
+	ev := map[string]any{"event": "backend", "state": "up", "since": e.Since.UTC(), "time": time.Now().UTC()}
+	if e.Down {
+		ev["state"], ev["until"], ev["error"] = "down", e.Until.UTC(), e.Err
+	} else {
+		ev["back"] = e.Back.UTC()
 	}
 	j.write(ev)
 }
@@ -310,11 +386,15 @@ type Bar struct {
 	W io.Writer
 	// MaxLines bounds the running-instance lines shown (default 16; the rest are counted).
 	MaxLines int
+	// Width, when set, gives the terminal's width at each redraw: longer lines are cut to it,
+	// since a line the terminal wraps would break the redraw in place.
+	Width func() int
 
 	t       tally
 	bar     *progressbar.ProgressBar
 	running map[string]Event
 	pulls   map[string]sandbox.PullProgress
+	backend *BackendEvent // while the backend does not answer
 	drawn   int
 	stop    chan struct{}
 	done    chan struct{}
@@ -376,11 +456,25 @@ func (b *Bar) Event(e Event) {
 		b.t.graded(e)
 	case PhaseSkipped:
 		delete(b.running, key)
+	case PhaseRetry:
+		b.t.retried(e)
+		b.running[key] = e
 	default:
 		if prev, ok := b.running[key]; ok && e.Phase == PhaseEvaluating {
 			e.Cost = prev.Cost
 		}
 		b.running[key] = e
+	}
+}
+
+// Backend shows, while the backend does not answer, what the run waits for and since when.
+func (b *Bar) Backend(e BackendEvent) {
+	b.t.mu.Lock()
+	defer b.t.mu.Unlock()
+	if e.Down {
+		b.backend = &e
+	} else {
+		b.backend = nil
 	}
 }
 
@@ -417,6 +511,16 @@ func (b *Bar) draw() {
 		projected = fmt.Sprintf(" (projected $%.2f)", b.t.cost/float64(b.t.done)*float64(b.t.total))
 	}
 	lines = append(lines, fmt.Sprintf("cost $%.4f%s  %s", b.t.cost, projected, b.t.statuses()))
+	if b.backend != nil {
+		e := *b.backend
+		e.Err, _, _ = strings.Cut(e.Err, "\n")
+		if len(e.Err) > 160 {
+			e.Err = e.Err[:160] + "…"
+		}
+		// Short, what it waits for first: the line is cut to the terminal's width.
+		lines = append(lines, fmt.Sprintf("waiting since %s (%s, stops at %s, --backend-wait): %s", e.Since.Format("15:04:05"),
+			time.Since(e.Since).Round(time.Second), e.Until.Format("15:04:05"), e.Err))
+	}
 	for _, c := range b.t.cells {
 		lines = append(lines, "  "+c.line(b.t.nameWidth()))
 	}
@@ -440,10 +544,20 @@ func (b *Bar) draw() {
 		}
 		e := b.running[id]
 		phase := e.Phase
-		if e.Phase == PhaseStep {
+		switch e.Phase {
+		case PhaseStep:
 			phase = fmt.Sprintf("step %d", e.Step)
+		case PhaseRetry:
+			phase = fmt.Sprintf("retry %d/%d (%s)", e.Attempt+1, e.MaxAttempts, e.ExitStatus)
 		}
 		lines = append(lines, fmt.Sprintf("  %-50s %-10s $%.4f", who(e), phase, e.Cost))
+	}
+	if b.Width != nil {
+		if w := b.Width(); w > 1 {
+			for i, l := range lines {
+				lines[i] = fitLine(l, w-1)
+			}
+		}
 	}
 	var sb strings.Builder
 	if b.drawn > 0 {
@@ -463,4 +577,13 @@ func (b *Bar) draw() {
 	}
 	b.drawn = len(lines)
 	io.WriteString(b.W, sb.String())
+}
+
+// fitLine cuts s to at most width characters, ending with "…" when cut.
+func fitLine(s string, width int) string {
+	if utf8.RuneCountInString(s) <= width {
+		return s
+	}
+	r := []rune(s)
+	return string(r[:width-1]) + "…"
 }

@@ -10,8 +10,6 @@ import (
 	"sync"
 	"time"
 
-	"golang.org/x/sync/errgroup"
-
 	"github.com/swebench-run/swebench-run/agent"
 	"github.com/swebench-run/swebench-run/configs"
 	"github.com/swebench-run/swebench-run/dataset"
@@ -48,6 +46,9 @@ type Options struct {
 	// Stop, when closed, stops scheduling; running instances end at their next step
 	// (graceful shutdown). Cancelling ctx stops them at once.
 	Stop <-chan struct{}
+	// BackendWait bounds the wait for a backend that stopped answering (see Sweep); 0 stops
+	// the run at once.
+	BackendWait time.Duration
 	// AfterInstance, when set, runs in the worker after an instance is recorded (its
 	// container's removal may still be under way), with its prediction (nil after an
 	// infrastructure failure); `run --eval` evaluates there, as soon as the prediction exists.
@@ -62,7 +63,10 @@ type Summary struct {
 	ByStatus    map[string]int `json:"by_status"`
 	Cost        float64        `json:"cost"`
 	Interrupted bool           `json:"interrupted"`
-	Failed      int            `json:"failed"` // instances that ended with an infrastructure failure
+	Failed      int            `json:"failed"` // instances whose last attempt failed for infrastructure reasons
+	// Retried counts the attempts that failed for infrastructure reasons and were retried
+	// within the run.
+	Retried int `json:"retried"`
 	// Unfinished instances were cut by the run-wide budget: they run again, from the start, when
 	// a run has budget left.
 	Unfinished int `json:"unfinished"`
@@ -176,7 +180,7 @@ func Run(ctx context.Context, insts []dataset.Instance, opts Options) (Summary, 
 	}
 	sw, err := Sweep(ctx, []Cell{cell}, SweepOptions{
 		Version: opts.Version, Workers: opts.Workers, Backend: opts.Backend, Limits: opts.Limits,
-		Progress: opts.Progress, Stop: opts.Stop,
+		Progress: opts.Progress, Stop: opts.Stop, BackendWait: opts.BackendWait, Logger: opts.Logger,
 	})
 	sum := sw.Cells[0].Summary
 	if stopped := sw.Cells[0].Stopped; stopped != nil && (err == nil || errors.Is(err, ErrInterrupted)) {
@@ -186,26 +190,12 @@ func Run(ctx context.Context, insts []dataset.Instance, opts Options) (Summary, 
 	return sum, err
 }
 
-// tryGo waits for a free worker and starts f on it, unless the run is stopped meanwhile.
-func tryGo(g *errgroup.Group, ctx context.Context, stop <-chan struct{}, f func() error) bool {
-	for {
-		if g.TryGo(f) {
-			return true
-		}
-		select {
-		case <-ctx.Done():
-			return false
-		case <-stop:
-			return false
-		case <-time.After(5 * time.Millisecond):
-		}
-	}
-}
-
 // runInstance runs one attempt of one instance of cell c and records it. The returned error is
-// fatal for the sweep (the output directory cannot be written, no backend answers), or a
-// *fatalModelError, fatal for the cell.
-func runInstance(ctx context.Context, c *Cell, o *SweepOptions, inst dataset.Instance, attempt int, queued time.Time, renderer *agent.Renderer, teardowns *sync.WaitGroup) (_ results.Record, pred *results.Prediction, _ error) {
+// fatal for the sweep (the output directory cannot be written), a *fatalModelError, fatal for
+// the cell, or an error matching sandbox.ErrBackendDown when no slot could be had because no
+// part of the backend answers (nothing was recorded: the instance waits for the backend). A
+// sandbox whose removal fails is handed to gate, which removes it once the backend answers.
+func runInstance(ctx context.Context, c *Cell, o *SweepOptions, inst dataset.Instance, attempt int, queued time.Time, renderer *agent.Renderer, gate *gate, teardowns *sync.WaitGroup) (_ results.Record, pred *results.Prediction, _ error) {
 	id := inst.InstanceID
 	log := c.Logger.With("instance", id, "attempt", attempt)
 	rec := results.Record{InstanceID: id, Attempt: attempt, ModelName: c.ModelName, Queued: unix(queued)}
@@ -300,7 +290,7 @@ func runInstance(ctx context.Context, c *Cell, o *SweepOptions, inst dataset.Ins
 	slot, err = o.Backend.Acquire(ctx)
 	if err != nil {
 		if errors.Is(err, sandbox.ErrBackendDown) {
-			return rec, nil, err // no engine answers: the run cannot go on
+			return rec, nil, err // no engine answers: wait for it
 		}
 		return finish(agent.StatusInterrupted, err, nil)
 	}
@@ -332,7 +322,8 @@ func runInstance(ctx context.Context, c *Cell, o *SweepOptions, inst dataset.Ins
 			defer teardowns.Done()
 			if c := cenv.wait(); c != nil {
 				if err := c.Remove(ctx); err != nil {
-					log.Warn("container removal failed; `swebench-run cleanup` removes it", "err", err)
+					log.Warn("container removal failed; it is removed again once the backend answers", "container", c.Name(), "err", err)
+					gate.leftover(c)
 				}
 			}
 			slot.ReleaseImage(context.WithoutCancel(ctx), image)

@@ -77,6 +77,7 @@ func runOne(t *testing.T, runID, id string, overrides []string, limits sandbox.L
 		RunID: runID, Version: "test", Workers: 1, Config: cfg, ModelName: "scripted",
 		Models:  hookedModels{inner: model.NewScripted(map[string][]model.ScriptedTurn{id: turns}), hook: hook},
 		Backend: pool, Out: out, Limits: limits,
+		Resume: Resume{MaxAttempts: 1}, // one attempt: the tests look at its record
 	})
 	if err != nil {
 		t.Fatalf("run: %v (summary %+v)", err, sum)

@@ -54,6 +54,14 @@ type SweepOptions struct {
 	// Stop, when closed, stops scheduling; running instances end at their next step
 	// (graceful shutdown). Cancelling ctx stops them at once.
 	Stop <-chan struct{}
+	// BackendWait bounds the wait for a backend that stopped answering (see Sweep); 0 stops the
+	// sweep at once. cmd uses DefaultBackendWait unless told otherwise.
+	BackendWait time.Duration
+	// RetryBackoff is the wait before the first retry of an instance that failed for
+	// infrastructure reasons (doubled for every further attempt); default DefaultRetryBackoff.
+	RetryBackoff time.Duration
+	// Logger is the sweep's own log (the backend's state); default: none.
+	Logger *slog.Logger
 }
 
 // CellSummary is the outcome of one cell of a sweep.
@@ -97,13 +105,6 @@ func (cr *cellRun) stoppedErr() error {
 	return cr.stopped
 }
 
-// job is one pending instance of one cell.
-type job struct {
-	cell  int
-	inst  dataset.Instance
-	image string // "" when the image template fails (the instance reports it)
-}
-
 // pairedOrder lists the pending instances of the cells in paired order: position i of every
 // cell (in cell order) before position i+1 of any. A sweep stopped early by its deadline or
 // budget has so started every cell on the same instances; a resumed sweep first fills the gaps
@@ -119,7 +120,7 @@ func pairedOrder(cells []*cellRun) []job {
 			if pos < len(cr.pending) && cr.pending[pos] {
 				inst := cr.cell.Instances[pos]
 				img, _ := inst.ImageName(cr.cell.ImageTemplate)
-				jobs = append(jobs, job{cell: k, inst: inst, image: img})
+				jobs = append(jobs, job{cell: k, pos: pos, inst: inst, image: img})
 			}
 		}
 	}
@@ -144,15 +145,35 @@ func pendingPositions(insts, todo []dataset.Instance) []bool {
 // order (see pairedOrder). Each instance is recorded in its cell's output directory exactly as
 // Run records it. A cell whose model fails fatally (ErrFatal: a refused API key, an unknown
 // model) stops alone, with the reason in its CellSummary; a cell whose budget is exhausted
-// starts no further instance. The error is for failures of the sweep itself (an output
-// directory not writable, no backend answering) or ErrInterrupted; the summary holds every
-// cell either way.
+// starts no further instance.
+//
+// An attempt that fails for infrastructure reasons (a sandbox that died or could not start, an
+// image that could not be had, a backend that stopped answering, API errors after retries) is
+// retried within the sweep, in a fresh sandbox, while the instance has attempts left
+// (Resume.MaxAttempts over the output directory's runs, as Pending counts them): after a
+// backoff (RetryBackoff, doubled per attempt), and after the other pending instances of its
+// position, so that one bad instance holds up nothing. Model outcomes are never retried so.
+//
+// When no part of the backend answers, the sweep waits instead of ending: no instance starts,
+// running ones go on (a command that broke ends its instance EngineDown, retried once the
+// backend is back; a half-run command is never run again in the same agent loop), the progress
+// display says what it waits for and since when, and sandboxes whose removal failed are removed
+// once it answers. Past BackendWait the sweep stops with the backend's error.
+//
+// The error is for failures of the sweep itself (an output directory not writable, a backend
+// that stayed away) or ErrInterrupted; the summary holds every cell either way.
 func Sweep(ctx context.Context, cells []Cell, opts SweepOptions) (SweepSummary, error) {
 	if opts.Workers <= 0 {
 		opts.Workers = 1
 	}
 	if opts.Progress == nil {
 		opts.Progress = Quiet{}
+	}
+	if opts.RetryBackoff <= 0 {
+		opts.RetryBackoff = DefaultRetryBackoff
+	}
+	if opts.Logger == nil {
+		opts.Logger = slog.New(slog.DiscardHandler)
 	}
 	runs := make([]*cellRun, len(cells))
 	var total, skipped int
@@ -179,22 +200,21 @@ func Sweep(ctx context.Context, cells []Cell, opts SweepOptions) (SweepSummary, 
 	jobs := pairedOrder(runs)
 	// Declare every image's demand up front, over all cells, so that a backend that caches
 	// images fetches one once and can remove it after its last instance (`--image-cache
-	// remove`). Uses that will not run (a cell stopped, the sweep ended early) are withdrawn.
+	// remove`). Uses that will not run (a cell stopped, the sweep ended early) are withdrawn;
+	// a retry declares one more.
 	for _, j := range jobs {
 		if j.image != "" {
 			opts.Backend.Expect(j.image, 1)
 		}
 	}
-	withdraw := func(j job) {
-		if j.image != "" {
-			opts.Backend.Expect(j.image, -1)
-		}
-	}
+	s := &scheduler{opts: &opts, runs: runs, queue: newQueue(jobs), renderer: agent.NewRenderer(),
+		gate: newGate(opts.Backend, opts.BackendWait, opts.Progress, opts.Logger)}
 
-	renderer := agent.NewRenderer()
-	var teardowns sync.WaitGroup // container removals, which outlive their workers
-	g, gctx := errgroup.WithContext(ctx)
-	g.SetLimit(min(opts.Workers, opts.Backend.Capacity()))
+	// The sweep's context ends when the backend stayed away too long: running instances are
+	// cancelled, as when an instance's failure ends the group.
+	sctx, stopSweep := context.WithCancel(ctx)
+	defer stopSweep()
+	g, gctx := errgroup.WithContext(sctx)
 	for _, cr := range runs {
 		cr.ctx, cr.cancel = context.WithCancel(gctx)
 	}
@@ -203,49 +223,38 @@ func Sweep(ctx context.Context, cells []Cell, opts SweepOptions) (SweepSummary, 
 			cr.cancel()
 		}
 	}()
-	interrupted := false
-	next := len(jobs) // the first job not dispatched
-loop:
-	for i, j := range jobs {
-		select {
-		case <-opts.Stop:
-			interrupted, next = true, i
-			break loop
-		case <-gctx.Done():
-			interrupted, next = ctx.Err() != nil, i
-			break loop
-		default:
-		}
-		cr := runs[j.cell]
-		if cr.stoppedErr() != nil {
-			withdraw(j)
-			continue
-		}
-		if b := cr.cell.Budget; b != nil && b.Exhausted() {
-			cr.mu.Lock()
-			cr.sum.BudgetExhausted = true
-			cr.mu.Unlock()
-			withdraw(j)
-			continue
-		}
-		queued := time.Now()
-		opts.Progress.Event(Event{Cell: cr.cell.Name, Instance: j.inst.InstanceID, Phase: PhaseQueued})
-		// Look-ahead: fetch the images of the next instances while workers are busy.
-		for _, n := range jobs[i+1 : min(len(jobs), i+1+opts.Workers)] {
-			if n.image != "" {
-				opts.Backend.Prefetch(n.image)
-			}
-		}
-		if !tryGo(g, gctx, opts.Stop, func() error { return runJob(cr, &opts, j, queued, renderer, &teardowns, withdraw) }) {
-			interrupted, next = true, i
-			break
-		}
-	}
-	for _, j := range jobs[next:] {
-		withdraw(j)
+	probing := make(chan struct{})
+	var prober sync.WaitGroup
+	prober.Add(1)
+	go func() {
+		defer prober.Done()
+		s.gate.probe(gctx, probing)
+	}()
+
+	interrupted, gateErr := s.dispatch(gctx, g, min(opts.Workers, opts.Backend.Capacity()))
+	if gateErr != nil {
+		stopSweep()
 	}
 	err := g.Wait()
-	teardowns.Wait()
+	for _, j := range s.queue.drain() {
+		s.withdraw(j)
+		if j.retry { // its last attempt is its outcome
+			s.count(s.runs[j.cell], j, nil)
+		}
+	}
+	s.teardowns.Wait()
+	close(probing)
+	prober.Wait()
+	// Sandboxes whose removal failed while the backend was away: once more now, unless it is
+	// still away (the caller's sweep by run id, and the next run's, are the last resort).
+	if !s.gate.isDown() {
+		if n := s.gate.removeLeftovers(context.WithoutCancel(ctx)); n > 0 {
+			opts.Logger.Warn("sandboxes could not be removed; `swebench-run cleanup` removes them", "count", n)
+		}
+	}
+	if err == nil {
+		err = gateErr
+	}
 	if ctx.Err() != nil {
 		interrupted = true
 	}
@@ -268,37 +277,142 @@ loop:
 	return sw, nil
 }
 
-// runJob runs one instance of a cell on a worker, with retries on another engine when one
-// stopped answering, and counts it. A fatal model error stops the cell (its running instances
-// are cancelled) and is not an error of the sweep.
-func runJob(cr *cellRun, o *SweepOptions, j job, queued time.Time, renderer *agent.Renderer, teardowns *sync.WaitGroup, withdraw func(job)) error {
-	c := cr.cell
-	// Checked again now that a worker is free: the cell may have stopped, or its budget run
-	// out, while this job waited.
-	skip := cr.stoppedErr() != nil
-	if b := c.Budget; !skip && b != nil && b.Exhausted() {
+// scheduler is the state of one Sweep's scheduling.
+type scheduler struct {
+	opts      *SweepOptions
+	runs      []*cellRun
+	queue     *queue
+	gate      *gate
+	renderer  *agent.Renderer
+	teardowns sync.WaitGroup // sandbox removals, which outlive their workers
+}
+
+// withdraw withdraws the declared use of j's image: j will not run.
+func (s *scheduler) withdraw(j job) {
+	if j.image != "" {
+		s.opts.Backend.Expect(j.image, -1)
+	}
+}
+
+// dispatch starts the queued jobs on at most workers workers, in the queue's order, until the
+// queue is done, the sweep is stopped or interrupted, or the backend stayed away too long
+// (gateErr). A job starts once a worker is free, the backend answers, and its backoff is over.
+func (s *scheduler) dispatch(ctx context.Context, g *errgroup.Group, workers int) (interrupted bool, gateErr error) {
+	o := s.opts
+	free := make(chan struct{}, max(1, workers))
+	for {
+		select {
+		case free <- struct{}{}:
+		case <-o.Stop:
+			return true, nil
+		case <-ctx.Done():
+			return false, nil
+		}
+		if s.queue.idle() {
+			return false, nil
+		}
+		if err := s.gate.pass(ctx, o.Stop); err != nil {
+			return false, err
+		}
+		select {
+		case <-o.Stop:
+			return true, nil
+		case <-ctx.Done():
+			return false, nil
+		default:
+		}
+		j, ok, done, ready, changed := s.queue.take(time.Now())
+		if done {
+			return false, nil
+		}
+		if !ok {
+			<-free
+			t := time.NewTimer(time.Hour)
+			if !ready.IsZero() {
+				t.Reset(time.Until(ready))
+			}
+			select {
+			case <-changed:
+			case <-t.C:
+			case <-o.Stop:
+				t.Stop()
+				return true, nil
+			case <-ctx.Done():
+				t.Stop()
+				return false, nil
+			}
+			t.Stop()
+			continue
+		}
+		cr := s.runs[j.cell]
+		if skip := s.skip(cr); skip {
+			s.withdraw(j)
+			s.queue.finish()
+			<-free
+			if j.retry {
+				s.count(cr, j, nil) // its last attempt stays its outcome
+			}
+			continue
+		}
+		queued := time.Now()
+		o.Progress.Event(Event{Cell: cr.cell.Name, Instance: j.inst.InstanceID, Phase: PhaseQueued})
+		// Look-ahead: fetch the images of the next instances while workers are busy.
+		for _, n := range s.queue.ahead(workers) {
+			if n.image != "" {
+				o.Backend.Prefetch(n.image)
+			}
+		}
+		g.Go(func() error {
+			defer func() { <-free }()
+			defer s.queue.finish()
+			return s.runJob(cr, j, queued)
+		})
+	}
+}
+
+// skip reports whether a job of cr must not start: the cell stopped, or its budget ran out.
+func (s *scheduler) skip(cr *cellRun) bool {
+	if cr.stoppedErr() != nil {
+		return true
+	}
+	if b := cr.cell.Budget; b != nil && b.Exhausted() {
 		cr.mu.Lock()
 		cr.sum.BudgetExhausted = true
 		cr.mu.Unlock()
-		skip = true
+		return true
 	}
-	if skip {
-		withdraw(j)
+	return false
+}
+
+// runJob runs one attempt of an instance of a cell on a worker and counts it; an attempt that
+// failed for infrastructure reasons goes back into the queue as a retry while the instance has
+// attempts left. A fatal model error stops the cell (its running instances are cancelled) and
+// is not an error of the sweep.
+func (s *scheduler) runJob(cr *cellRun, j job, queued time.Time) error {
+	c, o := cr.cell, s.opts
+	// Checked again now that a worker is free: the cell may have stopped, or its budget run
+	// out, while this job waited.
+	if s.skip(cr) {
+		s.withdraw(j)
 		o.Progress.Event(Event{Cell: c.Name, Instance: j.inst.InstanceID, Phase: PhaseSkipped})
+		if j.retry {
+			s.count(cr, j, nil)
+		}
 		return nil
 	}
-	maxAttempts := c.Resume.MaxAttempts
-	if maxAttempts <= 0 {
-		maxAttempts = 3
-	}
 	ctx := cr.ctx
-	attempt := len(cr.history[j.inst.InstanceID]) + 1
-	rec, pred, err := runInstance(ctx, c, o, j.inst, attempt, queued, renderer, teardowns)
-	// A backend (an engine) that stopped answering was taken out of rotation: retry the
-	// instance elsewhere right away, within its attempts.
-	for err == nil && rec.ExitStatus == StatusEngineDown && attempt < maxAttempts && ctx.Err() == nil {
-		attempt++
-		rec, pred, err = runInstance(ctx, c, o, j.inst, attempt, time.Now(), renderer, teardowns)
+	id := j.inst.InstanceID
+	cr.mu.Lock()
+	attempt := len(cr.history[id]) + 1
+	cr.mu.Unlock()
+	rec, pred, err := runInstance(ctx, c, o, j.inst, attempt, queued, s.renderer, s.gate, &s.teardowns)
+	if errors.Is(err, sandbox.ErrBackendDown) {
+		// No slot: nothing answers. Nothing was recorded; the job waits for the backend.
+		s.gate.markDown(err)
+		j.notBefore = time.Time{}
+		s.queue.push(j)
+		o.Progress.Event(Event{Cell: c.Name, Instance: id, Phase: PhaseSkipped})
+		return nil
 	}
 	var fatal *fatalModelError
 	if errors.As(err, &fatal) {
@@ -310,6 +424,27 @@ func runJob(cr *cellRun, o *SweepOptions, j job, queued time.Time, renderer *age
 		cr.mu.Unlock()
 		cr.cancel()
 		err = nil
+	} else if err == nil {
+		cr.mu.Lock()
+		cr.history[id] = append(cr.history[id], rec)
+		tries := attemptsSinceFinal(cr.history[id])
+		cr.mu.Unlock()
+		if s.retryable(ctx, rec) && tries < maxAttempts(c.Resume) {
+			delay := retryBackoff(o.RetryBackoff, tries)
+			c.Logger.Info("retrying the instance in a fresh sandbox", "instance", id, "attempt", attempt, "status", rec.ExitStatus, "in", delay.String())
+			cr.mu.Lock()
+			cr.sum.Retried++
+			cr.sum.Cost += rec.Cost
+			cr.mu.Unlock()
+			o.Progress.Event(Event{Cell: c.Name, Instance: id, Phase: PhaseRetry, ExitStatus: rec.ExitStatus, Cost: rec.Cost,
+				Attempt: attempt, MaxAttempts: maxAttempts(c.Resume), RetryIn: delay})
+			if j.image != "" {
+				o.Backend.Expect(j.image, 1)
+			}
+			j.retry, j.notBefore = true, time.Now().Add(delay)
+			s.queue.push(j)
+			return nil
+		}
 	}
 	if err != nil {
 		return err
@@ -317,7 +452,40 @@ func runJob(cr *cellRun, o *SweepOptions, j job, queued time.Time, renderer *age
 	if c.AfterInstance != nil && ctx.Err() == nil {
 		c.AfterInstance(ctx, j.inst, pred)
 	}
+	s.count(cr, j, &rec)
+	return nil
+}
+
+// retryable reports whether an attempt that ended as rec is retried within the sweep: an
+// infrastructure failure, unless the sweep or the cell is stopping (an interruption).
+func (s *scheduler) retryable(ctx context.Context, rec results.Record) bool {
+	if rec.Category != results.CategoryInfrastructure || rec.ExitStatus == agent.StatusInterrupted || ctx.Err() != nil {
+		return false
+	}
+	select {
+	case <-s.opts.Stop:
+		return false
+	default:
+		return true
+	}
+}
+
+// count adds an instance's outcome to its cell's summary: rec, or (nil) the last attempt of an
+// instance whose retry did not run (the sweep or its cell stopped first).
+func (s *scheduler) count(cr *cellRun, j job, rec *results.Record) {
+	id := j.inst.InstanceID
 	cr.mu.Lock()
+	if rec == nil {
+		h := cr.history[id]
+		if len(h) == 0 {
+			cr.mu.Unlock()
+			return
+		}
+		last := h[len(h)-1]
+		rec = &last
+		rec.Cost = 0     // counted when the attempt ended
+		cr.sum.Retried-- // it was not retried after all
+	}
 	cr.sum.Ran++
 	cr.sum.ByStatus[rec.ExitStatus]++
 	cr.sum.Cost += rec.Cost
@@ -329,6 +497,14 @@ func runJob(cr *cellRun, o *SweepOptions, j job, queued time.Time, renderer *age
 		cr.sum.BudgetExhausted = true
 	}
 	cr.mu.Unlock()
-	o.Progress.Event(Event{Cell: c.Name, Instance: j.inst.InstanceID, Phase: PhaseDone, ExitStatus: rec.ExitStatus, Cost: rec.Cost})
-	return nil
+	s.opts.Progress.Event(Event{Cell: cr.cell.Name, Instance: id, Phase: PhaseDone, ExitStatus: rec.ExitStatus, Cost: rec.Cost,
+		Attempt: rec.Attempt, MaxAttempts: maxAttempts(cr.cell.Resume)})
+}
+
+// maxAttempts is r.MaxAttempts with its default.
+func maxAttempts(r Resume) int {
+	if r.MaxAttempts <= 0 {
+		return 3
+	}
+	return r.MaxAttempts
 }

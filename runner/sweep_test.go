@@ -19,16 +19,38 @@ import (
 
 // fakeBackend is a sandbox backend whose sandboxes answer `echo X` with X and every other
 // command with nothing. It counts the declared uses of every image (Expect, minus ReleaseImage)
-// and the sandboxes started per image.
+// and the sandboxes started per image. It can stop answering (setDown): then Acquire, Probe,
+// every command and every removal fail with an error matching sandbox.ErrBackendDown.
+// die["RUN/INSTANCE"] sandboxes of that instance die at their first command (a
+// *sandbox.DiedError).
 type fakeBackend struct {
 	capacity int
 	mu       sync.Mutex
 	declared map[string]int // Expect(n) minus releases
 	pulls    map[string]int // PrepareImage calls
+	down     bool
+	die      map[string]int
+	live     map[string]int // sandboxes started and not removed, per instance
+	probes   int
 }
 
 func newFakeBackend(capacity int) *fakeBackend {
-	return &fakeBackend{capacity: capacity, declared: map[string]int{}, pulls: map[string]int{}}
+	return &fakeBackend{capacity: capacity, declared: map[string]int{}, pulls: map[string]int{}, die: map[string]int{}, live: map[string]int{}}
+}
+
+// errFakeDown is what a fake backend that stopped answering says.
+var errFakeDown = fmt.Errorf("fake engine: connection refused: %w", sandbox.ErrBackendDown)
+
+func (b *fakeBackend) setDown(down bool) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.down = down
+}
+
+func (b *fakeBackend) isDown() bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.down
 }
 
 func (b *fakeBackend) Capacity() int { return b.capacity }
@@ -36,7 +58,19 @@ func (b *fakeBackend) Acquire(ctx context.Context) (sandbox.Slot, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
+	if b.isDown() {
+		return nil, errFakeDown
+	}
 	return &fakeSlot{b: b}, nil
+}
+func (b *fakeBackend) Probe(context.Context) error {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.probes++
+	if b.down {
+		return errFakeDown
+	}
+	return nil
 }
 func (b *fakeBackend) Expect(image string, n int) {
 	b.mu.Lock()
@@ -55,7 +89,18 @@ func (s *fakeSlot) PrepareImage(_ context.Context, image string) (string, error)
 	return "sha256:" + image, nil
 }
 func (s *fakeSlot) Start(_ context.Context, spec sandbox.Spec) (sandbox.Sandbox, error) {
-	return &fakeSandbox{name: spec.RunID + "/" + spec.InstanceID}, nil
+	s.b.mu.Lock()
+	defer s.b.mu.Unlock()
+	if s.b.down {
+		return nil, errFakeDown
+	}
+	s.b.live[spec.InstanceID]++
+	sb := &fakeSandbox{b: s.b, name: spec.RunID + "/" + spec.InstanceID, instance: spec.InstanceID}
+	if key := spec.RunID + "/" + spec.InstanceID; s.b.die[key] > 0 {
+		s.b.die[key]--
+		sb.dies = true
+	}
+	return sb, nil
 }
 func (s *fakeSlot) ReleaseImage(_ context.Context, image string) {
 	s.b.mu.Lock()
@@ -64,7 +109,12 @@ func (s *fakeSlot) ReleaseImage(_ context.Context, image string) {
 }
 func (s *fakeSlot) Release(error) {}
 
-type fakeSandbox struct{ name string }
+type fakeSandbox struct {
+	b              *fakeBackend
+	name, instance string
+	dies           bool
+	removed        bool
+}
 
 func (s *fakeSandbox) ID() string   { return s.name }
 func (s *fakeSandbox) Name() string { return s.name }
@@ -72,11 +122,28 @@ func (s *fakeSandbox) Exec(ctx context.Context, command string, _ sandbox.ExecOp
 	if err := ctx.Err(); err != nil {
 		return sandbox.ExecResult{}, err
 	}
+	if s.b.isDown() {
+		return sandbox.ExecResult{}, errFakeDown
+	}
+	if s.dies {
+		return sandbox.ExecResult{}, &sandbox.DiedError{Name: s.name, ExitCode: 137, Err: errors.New("killed")}
+	}
 	out, _ := strings.CutPrefix(command, "echo ")
 	return sandbox.ExecResult{Output: out + "\n"}, nil
 }
 func (s *fakeSandbox) WriteFile(context.Context, string, []byte) error { return nil }
-func (s *fakeSandbox) Remove(context.Context) error                    { return nil }
+func (s *fakeSandbox) Remove(context.Context) error {
+	s.b.mu.Lock()
+	defer s.b.mu.Unlock()
+	if s.b.down {
+		return errFakeDown
+	}
+	if !s.removed {
+		s.removed = true
+		s.b.live[s.instance]--
+	}
+	return nil
+}
 
 // orderLog records the order in which instances take their model (with one worker, the order
 // in which they run).

@@ -158,8 +158,15 @@ type Backend interface {
 	Capacity() int
 	// Acquire takes room for one sandbox, waiting while the backend is full. It fails with ctx's
 	// error, or with an error matching ErrBackendDown when no part of the backend answers: the
-	// run cannot go on.
+	// runner then waits for it (see Probe) before it starts anything else.
 	Acquire(ctx context.Context) (Slot, error)
+	// Probe asks the parts of the backend that stopped answering (a slot released with an
+	// error matching ErrBackendDown) whether they answer again, and puts those that do back
+	// in rotation. It returns nil when the backend can take sandboxes (some part answers),
+	// else an error matching ErrBackendDown that names what does not answer. The runner
+	// probes often while it waits for a backend that went away, and now and then while it
+	// runs, so that a part that was away rejoins.
+	Probe(ctx context.Context) error
 	// Expect declares that the run will start n more sandboxes of image (n < 0 withdraws uses).
 	// A backend that caches images may remove an image once its last declared use is released
 	// (see Slot.ReleaseImage). It never blocks.
@@ -235,8 +242,9 @@ type PullProgress struct {
 var ErrImageUnavailable = errors.New("image unavailable")
 
 // ErrBackendDown is matched (errors.Is) by the errors that say the backend, or the part of it
-// that held the sandbox (a Docker engine), stopped answering: the instance is retried elsewhere
-// (EngineDown), and Backend.Acquire fails with it when nothing answers.
+// that held the sandbox (a Docker engine), stopped answering: the instance ends EngineDown and
+// is retried (elsewhere, or once the backend answers again), and Backend.Acquire and
+// Backend.Probe fail with it when nothing answers.
 var ErrBackendDown = errors.New("sandbox backend does not answer")
 
 // DiedError reports a sandbox that stopped while its instance still ran: killed, removed, its

@@ -58,6 +58,9 @@ type File struct {
 	// Baseline is the variant (model name) the others are compared with in compare.json.
 	Baseline    string `yaml:"baseline"`
 	MaxAttempts int    `yaml:"max_attempts"`
+	// BackendWait bounds the wait for a backend that stops answering before the sweep stops
+	// (as run's --backend-wait; 0 stops at once).
+	BackendWait time.Duration `yaml:"backend_wait"`
 
 	// Where the containers run: as run's flags of the same names.
 	Backend       string   `yaml:"backend"`
@@ -244,11 +247,12 @@ type Defaults struct {
 	Repeats     int
 	MaxAttempts int
 	EvalTimeout time.Duration
+	BackendWait time.Duration
 }
 
 // FillDefaults sets what the file leaves unset: the name (DefaultName) and output (DefaultOutput)
 // when empty, and the values of d where the file has no key (repeats, max_attempts,
-// eval_timeout) and the value is zero.
+// eval_timeout, backend_wait) and the value is zero.
 func (f *File) FillDefaults(d Defaults) {
 	if f.Name == "" {
 		f.Name = DefaultName
@@ -264,6 +268,9 @@ func (f *File) FillDefaults(d Defaults) {
 	}
 	if f.EvalTimeout == 0 && !f.set["eval_timeout"] {
 		f.EvalTimeout = d.EvalTimeout
+	}
+	if f.BackendWait == 0 && !f.set["backend_wait"] {
+		f.BackendWait = d.BackendWait
 	}
 }
 

@@ -22,7 +22,7 @@ func writeFile(t *testing.T, body string) string {
 }
 
 const (
-	knownFileKeys    = "backend, baseline, config, cpus, datasets, docker_hosts, eval, eval_timeout, history, image_cache, image_template, max_attempts, max_cost, max_duration, memory, models, name, network, output, pids_limit, platform, pull, pull_workers, repeats, workers"
+	knownFileKeys    = "backend, backend_wait, baseline, config, cpus, datasets, docker_hosts, eval, eval_timeout, history, image_cache, image_template, max_attempts, max_cost, max_duration, memory, models, name, network, output, pids_limit, platform, pull, pull_workers, repeats, workers"
 	knownDatasetKeys = "exclude, filter, image_template, instance_ids, name, seed, shard, shuffle, slice, split"
 )
 
@@ -176,16 +176,16 @@ func TestAt(t *testing.T) {
 
 // Defaults fill what the file leaves out, not what it sets (even to zero).
 func TestFillDefaults(t *testing.T) {
-	d := Defaults{Repeats: 1, MaxAttempts: 3, EvalTimeout: time.Hour}
+	d := Defaults{Repeats: 1, MaxAttempts: 3, EvalTimeout: time.Hour, BackendWait: 5 * time.Minute}
 	tests := []struct {
 		name     string
 		file     string
 		defaults Defaults
-		want     File // Name, Output, Repeats, MaxAttempts, EvalTimeout
+		want     File // Name, Output, Repeats, MaxAttempts, EvalTimeout, BackendWait
 	}{
-		{"nothing set", "datasets: [lite]\n", d, File{Name: DefaultName, Output: DefaultOutput, Repeats: 1, MaxAttempts: 3, EvalTimeout: time.Hour}},
-		{"set", "name: n\noutput: o\nrepeats: 2\nmax_attempts: 5\neval_timeout: 2m\n", d, File{Name: "n", Output: "o", Repeats: 2, MaxAttempts: 5, EvalTimeout: 2 * time.Minute}},
-		{"set to zero", "name: \"\"\nrepeats: 0\nmax_attempts: 0\neval_timeout: 0s\n", d, File{Name: DefaultName, Output: DefaultOutput}},
+		{"nothing set", "datasets: [lite]\n", d, File{Name: DefaultName, Output: DefaultOutput, Repeats: 1, MaxAttempts: 3, EvalTimeout: time.Hour, BackendWait: 5 * time.Minute}},
+		{"set", "name: n\noutput: o\nrepeats: 2\nmax_attempts: 5\neval_timeout: 2m\nbackend_wait: 30m\n", d, File{Name: "n", Output: "o", Repeats: 2, MaxAttempts: 5, EvalTimeout: 2 * time.Minute, BackendWait: 30 * time.Minute}},
+		{"set to zero", "name: \"\"\nrepeats: 0\nmax_attempts: 0\neval_timeout: 0s\nbackend_wait: 0s\n", d, File{Name: DefaultName, Output: DefaultOutput}},
 		{"zero defaults", "datasets: [lite]\n", Defaults{}, File{Name: DefaultName, Output: DefaultOutput}},
 	}
 	for _, tt := range tests {
@@ -195,7 +195,7 @@ func TestFillDefaults(t *testing.T) {
 				t.Fatal(err)
 			}
 			f.FillDefaults(tt.defaults)
-			got := File{Name: f.Name, Output: f.Output, Repeats: f.Repeats, MaxAttempts: f.MaxAttempts, EvalTimeout: f.EvalTimeout}
+			got := File{Name: f.Name, Output: f.Output, Repeats: f.Repeats, MaxAttempts: f.MaxAttempts, EvalTimeout: f.EvalTimeout, BackendWait: f.BackendWait}
 			if !reflect.DeepEqual(got, tt.want) {
 				t.Errorf("got %+v, want %+v", got, tt.want)
 			}

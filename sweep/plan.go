@@ -98,6 +98,8 @@ func (f *File) Plan(opts Options, now time.Time) (*Plan, error) {
 		return nil, fmt.Errorf("%smax_duration must not be negative", f.At("max_duration"))
 	case f.EvalTimeout <= 0:
 		return nil, fmt.Errorf("%seval_timeout must be positive", f.At("eval_timeout"))
+	case f.BackendWait < 0:
+		return nil, fmt.Errorf("%sbackend_wait must not be negative (0 stops the sweep as soon as the backend does not answer)", f.At("backend_wait"))
 	}
 	p := &Plan{File: f}
 	p.Name = expandName(f.Name, now)

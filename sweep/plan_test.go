@@ -44,6 +44,7 @@ func TestPlanErrors(t *testing.T) {
 		{"a negative cost limit", "datasets: [lite]\nmodels: [scripted]\nmax_cost: -1\n", nil, "FILE:3: max_cost must not be negative"},
 		{"a negative deadline", "datasets: [lite]\nmodels: [scripted]\nmax_duration: -1s\n", nil, "FILE:3: max_duration must not be negative"},
 		{"no eval time", "datasets: [lite]\nmodels: [scripted]\neval_timeout: 0s\n", nil, "FILE:3: eval_timeout must be positive"},
+		{"a negative backend wait", "datasets: [lite]\nmodels: [scripted]\nbackend_wait: -1m\n", nil, "FILE:3: backend_wait must not be negative (0 stops the sweep as soon as the backend does not answer)"},
 		{"a name that is no folder name", "name: nightly/{date}\ndatasets: [lite]\nmodels: [scripted]\n", nil,
 			`FILE:1: name "nightly/{date}" makes the folder name "nightly/2026-08-12": use letters, digits, '.', '_', '-' and {date}, {time}`},
 		{"a dataset without a split", "datasets:\n  - name: x\nmodels: [scripted]\n", nil, "FILE:2: datasets[0] has no split"},

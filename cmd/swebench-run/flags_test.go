@@ -15,6 +15,8 @@ func TestBadFlags(t *testing.T) {
 	}{
 		{[]string{"run", "--split", "x.jsonl", "--workers", "0"}, "--workers"},
 		{[]string{"run", "--split", "x.jsonl", "--max-attempts", "0"}, "--max-attempts"},
+		{[]string{"run", "--split", "x.jsonl", "--backend-wait", "-1m"}, "--backend-wait -1m0s must not be negative"},
+		{[]string{"run", "--split", "x.jsonl", "--backend-wait", "soon"}, "--backend-wait"},
 		{[]string{"run", "--split", "x.jsonl", "--slice", "a:b"}, "--slice"},
 		{[]string{"run", "--split", "x.jsonl", "--shard", "3/2"}, "shard"},
 		{[]string{"run", "--split", "x.jsonl", "--pull", "sometimes"}, "--pull"},

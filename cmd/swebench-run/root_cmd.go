@@ -11,10 +11,11 @@ import (
 
 // exitCodesHelp is the "Exit codes:" section of the root's and run's help.
 const exitCodesHelp = `  0    every selected instance finished
-  1    the run failed (bad input, Docker unreachable, output not writable, fatal model error)
+  1    the run failed (bad input, the backend away longer than --backend-wait, output not
+       writable, fatal model error)
   2    bad command line
-  3    the run finished, but some instances ended with infrastructure failures
-       (image, container, daemon, API): rerun the same command to retry them
+  3    the run finished, but infrastructure failures (image, container, daemon, API) remain
+       after the retries within the run: rerun the same command to retry them
   130  interrupted (Ctrl-C, SIGTERM, SIGHUP or --max-duration): rerun the same command to resume`
 
 // Command groups of the root's help.

@@ -53,6 +53,7 @@ type runFlags struct {
 	evalTimeout                time.Duration
 	maxDuration                time.Duration
 	retryFailed                bool
+	backendWait                time.Duration
 	be                         backendFlags
 }
 
@@ -75,9 +76,12 @@ func newRunCmd(stop <-chan struct{}) *cobra.Command {
 		GroupID: groupBatch,
 		Long: `Runs a coding agent on every selected instance of a dataset, each in its own Docker
 container, and writes per-instance trajectories, a ledger and a preds.json to the output
-directory. Rerunning the same command resumes: finished instances are skipped, instances that
-failed for infrastructure reasons are retried (up to --max-attempts). The first Ctrl-C stops
-starting instances and lets running ones finish their current step; the second cancels them.
+directory. An instance that fails for infrastructure reasons (its container died, the engine
+restarted, an image pull failed) runs again in a fresh container, in the same run, up to
+--max-attempts; while the backend does not answer, no instance starts (up to --backend-wait).
+Rerunning the same command resumes: finished instances are skipped, failures with attempts left
+are retried. The first Ctrl-C stops starting instances and lets running ones finish their
+current step; the second cancels them.
 
 run is the default command: 'swebench-run --split … --model …' is 'swebench-run run --split …'.`,
 		Example: `  # SWE-bench Verified with Claude, 16 instances at a time
@@ -105,6 +109,7 @@ run is the default command: 'swebench-run --split … --model …' is 'swebench-
 	}
 	f.register(cmd.Flags())
 	f.be.register(cmd, cmd.Flags())
+	registerBackendWait(cmd.Flags(), &f.backendWait)
 	completeFlags(cmd, map[string]cobra.CompletionFunc{
 		"split":       completeDataset,
 		"config":      completeConfig,
@@ -195,6 +200,13 @@ func (f *runFlags) registerDocker(fs *pflag.FlagSet) {
 	metavar(fs, "network", "MODE")
 }
 
+// registerBackendWait registers --backend-wait (run and sweep) in the Backend group.
+func registerBackendWait(fs *pflag.FlagSet, d *time.Duration) {
+	fs.DurationVar(d, "backend-wait", runner.DefaultBackendWait, "how long to wait for a backend that stops answering (the Docker engine, the Kubernetes API server) before stopping the run; meanwhile no instance starts and those whose commands broke are retried once it answers (0 = stop at once)")
+	flagGroup(fs, groupBackend, "backend-wait")
+	metavar(fs, "backend-wait", "DURATION")
+}
+
 // splitConfigArgs separates -c values into files and key=value overrides.
 func splitConfigArgs(vals []string) (files, overrides []string) {
 	for _, v := range vals {
@@ -218,6 +230,8 @@ func runBatch(ctx context.Context, stop <-chan struct{}, f *runFlags, stdout, st
 		return fmt.Errorf("%w: --pull-workers %d: want at least 1", errUsage, f.pullWorkers)
 	case f.maxCost < 0 || f.maxDuration < 0 || f.evalTimeout <= 0:
 		return fmt.Errorf("%w: --max-cost and --max-duration must not be negative, --eval-timeout must be positive", errUsage)
+	case f.backendWait < 0:
+		return fmt.Errorf("%w: --backend-wait %s must not be negative (0 stops the run as soon as the backend does not answer)", errUsage, f.backendWait)
 	}
 	if f.split == "" {
 		return fmt.Errorf("%w: --split is required (a named dataset such as verified, or a file; see `swebench-run datasets`)", errUsage)
@@ -332,6 +346,7 @@ func runBatch(ctx context.Context, stop <-chan struct{}, f *runFlags, stdout, st
 	}
 	defer logFile.Close()
 	logger := slog.New(slog.NewJSONHandler(logFile, nil)).With("run", man.RunID)
+	defer routeLibraryLogs(logger)()
 
 	progress := chooseProgress(f, stderr)
 	pool, closeBackend, err := f.openBackend(ctx, cfg, pull, limits, logger, progress, stderr)
@@ -355,7 +370,7 @@ func runBatch(ctx context.Context, stop <-chan struct{}, f *runFlags, stdout, st
 		RunID: man.RunID, Version: version, Workers: f.workers, Config: cfg, Models: models,
 		ModelName: modelName, Backend: pool, Out: out, ImageTemplate: f.imageTemplate,
 		Limits: limits, Resume: runner.Resume{RedoExisting: f.redo, RetryFailed: f.retryFailed, MaxAttempts: f.maxAttempts}, Progress: progress,
-		Logger: logger, Stop: stop, Budget: runBudget,
+		Logger: logger, Stop: stop, Budget: runBudget, BackendWait: f.backendWait,
 	}
 	var ev *eval.Evaluator
 	if f.eval {
@@ -420,9 +435,14 @@ func runBatch(ctx context.Context, stop <-chan struct{}, f *runFlags, stdout, st
 		return fmt.Errorf("the cost limit of %s (--max-cost $%.2f, across resumes) is spent ($%.4f): %d running instances were cut (%s) and the instances not yet started were left; they run again from the start when you raise --max-cost and rerun the same command",
 			f.out, f.maxCost, budget.Spent(), sum.Unfinished, model.StatusRunBudgetExhausted)
 	case sum.Failed > 0:
-		return &exitStatusError{code: exitFailedInsts, msg: fmt.Sprintf("%d instances ended with infrastructure failures; rerun the same command to retry them", sum.Failed)}
+		return &exitStatusError{code: exitFailedInsts, msg: failedMessage(sum.Failed, f.maxAttempts)}
 	}
 	return nil
+}
+
+// failedMessage says what exit code 3 means: failures that remain after the retries.
+func failedMessage(failed, maxAttempts int) string {
+	return fmt.Sprintf("%d instances ended with infrastructure failures that remain after their retries (see `swebench-run stats`); rerun the same command to retry those with attempts left (--max-attempts %d, over all runs)", failed, maxAttempts)
 }
 
 // reportEval writes the run report of `run --eval` from every prediction of the output directory
@@ -560,15 +580,26 @@ func chooseProgress(f *runFlags, stderr io.Writer) runner.Progress {
 	if f.quiet {
 		mode = "none"
 	}
+	fd, isFile := stderr.(interface{ Fd() uintptr })
 	if mode == "auto" {
 		mode = "lines"
-		if fd, ok := stderr.(interface{ Fd() uintptr }); ok && term.IsTerminal(int(fd.Fd())) {
+		if isFile && term.IsTerminal(int(fd.Fd())) {
 			mode = "bar"
 		}
 	}
 	switch mode {
 	case "bar":
-		return &runner.Bar{W: stderr}
+		b := &runner.Bar{W: stderr}
+		if isFile && term.IsTerminal(int(fd.Fd())) {
+			b.Width = func() int {
+				w, _, err := term.GetSize(int(fd.Fd()))
+				if err != nil {
+					return 0
+				}
+				return w
+			}
+		}
+		return b
 	case "json":
 		return &runner.JSONEvents{W: stderr}
 	case "none":
@@ -579,7 +610,11 @@ func chooseProgress(f *runFlags, stderr io.Writer) runner.Progress {
 }
 
 func printSummary(w io.Writer, out string, sum runner.Summary, dir *results.Dir) {
-	fmt.Fprintf(w, "\n%d selected, %d skipped (already finished), %d ran, cost $%.4f\n", sum.Selected, sum.Skipped, sum.Ran, sum.Cost)
+	retried := ""
+	if sum.Retried > 0 {
+		retried = fmt.Sprintf(" (%d failed attempts retried)", sum.Retried)
+	}
+	fmt.Fprintf(w, "\n%d selected, %d skipped (already finished), %d ran%s, cost $%.4f\n", sum.Selected, sum.Skipped, sum.Ran, retried, sum.Cost)
 	by := dir.ExitStatuses()
 	keys := make([]string, 0, len(by))
 	for k := range by {

@@ -133,8 +133,14 @@ func printStats(w io.Writer, st *results.Stats) {
 		fmt.Fprintf(w, "\n%d unfinished (cut by the run's cost limit; neither resolved nor unresolved, they run again when a run has budget left): %s\n",
 			len(st.Unfinished), strings.Join(st.Unfinished, ", "))
 	}
+	if len(st.Retried) > 0 {
+		fmt.Fprintf(w, "\nretried (attempted more than once; infrastructure failures are retried within a run and on resume, up to --max-attempts):\n")
+		for _, r := range st.Retried {
+			fmt.Fprintf(w, "  %s  %d attempts: %s\n", r.InstanceID, r.Attempts, strings.Join(r.Statuses, " → "))
+		}
+	}
 	if len(st.Failures) > 0 {
-		fmt.Fprintf(w, "\ninfrastructure failures (retried when the run is resumed, up to --max-attempts):\n")
+		fmt.Fprintf(w, "\ninfrastructure failures that remain (retried when the run is resumed, up to --max-attempts over all runs):\n")
 		for _, f := range st.Failures {
 			msg := f.Error
 			if len(msg) > 160 {

@@ -16,11 +16,12 @@ import (
 )
 
 const sweepExitCodes = `  0    every cell finished
-  1    the sweep failed (bad sweep file or input, Docker unreachable, output not writable), a
-       cell stopped on a fatal model error (the others finished), or a cost limit was spent
+  1    the sweep failed (bad sweep file or input, the backend away longer than backend_wait,
+       output not writable), a cell stopped on a fatal model error (the others finished), or
+       a cost limit was spent
   2    bad command line
-  3    the sweep finished, but some instances ended with infrastructure failures: rerun the
-       same command to retry them
+  3    the sweep finished, but infrastructure failures remain after the retries within the
+       sweep: rerun the same command to retry them
   130  interrupted (Ctrl-C, SIGTERM, SIGHUP or --max-duration): rerun the same command to resume`
 
 type sweepFlags struct {
@@ -91,6 +92,7 @@ Flags override the sweep file; without a file, --model and --split make the matr
 	}
 	f.register(cmd.Flags())
 	f.run.be.register(cmd, cmd.Flags())
+	registerBackendWait(cmd.Flags(), &f.run.backendWait)
 	completeFlags(cmd, map[string]cobra.CompletionFunc{
 		"config":      cobra.FixedCompletions(nil, cobra.ShellCompDirectiveDefault),
 		"split":       completeDataset,
@@ -241,6 +243,7 @@ func (f *sweepFlags) load() (*sweep.File, error) {
 	override("history-file", func() { sf.History = f.history })
 	override("baseline", func() { sf.Baseline = f.baseline })
 	override("max-attempts", func() { sf.MaxAttempts = f.maxTries })
+	override("backend-wait", func() { sf.BackendWait = f.run.backendWait })
 	// Where containers run: the file's value where the flag was not given.
 	r := &f.run
 	fromFile := func(flag string, set bool, apply func()) {
@@ -264,12 +267,13 @@ func (f *sweepFlags) load() (*sweep.File, error) {
 		return nil, fmt.Errorf("%s%w", sf.At("backend"), err)
 	}
 
-	defaults := sweep.Defaults{Repeats: 1, MaxAttempts: f.maxTries, EvalTimeout: eval.DefaultTimeout}
+	defaults := sweep.Defaults{Repeats: 1, MaxAttempts: f.maxTries, EvalTimeout: eval.DefaultTimeout, BackendWait: f.run.backendWait}
 	if f.changed("repeats") {
 		defaults.Repeats = 0 // --repeats 0 is refused, not defaulted
 	}
 	sf.FillDefaults(defaults)
 	r.maxAttempts, r.eval, r.evalTimeout, r.maxDuration, r.force = sf.MaxAttempts, sf.Eval, sf.EvalTimeout, sf.MaxDuration, f.force
+	r.backendWait = sf.BackendWait
 	return sf, nil
 }
 

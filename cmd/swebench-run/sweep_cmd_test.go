@@ -78,6 +78,14 @@ pull: sometimes
 		{"repeats below 1 from a flag", `datasets: [DEMO]
 models: [scripted]
 `, []string{"--repeats", "0"}, []string{"repeats 0: want at least 1"}, true},
+		{"a negative backend wait", `datasets: [DEMO]
+models: [scripted]
+backend_wait: -5m
+`, nil, []string{`FILE:3: backend_wait must not be negative`}, true},
+		{"a negative backend wait from a flag over the file's", `datasets: [DEMO]
+models: [scripted]
+backend_wait: 30m
+`, []string{"--backend-wait", "-1s"}, []string{`FILE:3: backend_wait must not be negative`}, true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

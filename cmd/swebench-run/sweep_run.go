@@ -237,6 +237,7 @@ func (p *sweepJob) execute(ctx context.Context, stop <-chan struct{}, st *sweepS
 	}
 	defer logFile.Close()
 	logger := slog.New(slog.NewJSONHandler(logFile, nil)).With("sweep", p.Name)
+	defer routeLibraryLogs(logger)()
 	for _, cs := range st.cells {
 		f, err := os.OpenFile(filepath.Join(cs.path, results.LogFile), os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
 		if err != nil {
@@ -307,6 +308,7 @@ func (p *sweepJob) execute(ctx context.Context, stop <-chan struct{}, st *sweepS
 	}
 	sw, runErr := runner.Sweep(runCtx, cells, runner.SweepOptions{
 		Version: version, Workers: r.workers, Backend: backend, Limits: limits, Progress: progress, Stop: stop,
+		BackendWait: r.backendWait, Logger: logger,
 	})
 	// Safety net: no container of the sweep outlives it.
 	for _, cs := range st.cells {
@@ -423,7 +425,11 @@ func printSweepSummary(w io.Writer, p *sweepJob, st *sweepState, sw runner.Sweep
 		for i, s := range keys {
 			parts[i] = fmt.Sprintf("%s:%d", s, len(by[s]))
 		}
-		fmt.Fprintf(w, "  %-*s %d selected, %d skipped, %d ran, $%.4f  %s\n", width, cs.Name, sum.Selected, sum.Skipped, sum.Ran, sum.Cost, strings.Join(parts, " "))
+		retried := ""
+		if sum.Retried > 0 {
+			retried = fmt.Sprintf(" (%d failed attempts retried)", sum.Retried)
+		}
+		fmt.Fprintf(w, "  %-*s %d selected, %d skipped, %d ran%s, $%.4f  %s\n", width, cs.Name, sum.Selected, sum.Skipped, sum.Ran, retried, sum.Cost, strings.Join(parts, " "))
 		if sum.Stopped != nil {
 			fmt.Fprintf(w, "  %-*s stopped: %v\n", width, "", sum.Stopped)
 		}
@@ -512,7 +518,7 @@ func sweepOutcome(p *sweepJob, st *sweepState, sw runner.SweepSummary, runErr er
 		return fmt.Errorf("a cost limit is spent (sweep max_cost $%.2f: $%.4f spent, across resumes; per model: max_cost of its entry): cells %s stopped, %d running instances were cut (%s); they run again from the start when you raise the limit and rerun the same command",
 			sf.MaxCost, st.sweepBudget.Spent(), strings.Join(budget, ", "), unfinished, model.StatusRunBudgetExhausted)
 	case failed > 0:
-		return &exitStatusError{code: exitFailedInsts, msg: fmt.Sprintf("%d instances ended with infrastructure failures; rerun the same command to retry them", failed)}
+		return &exitStatusError{code: exitFailedInsts, msg: failedMessage(failed, sf.MaxAttempts)}
 	}
 	return nil
 }

@@ -705,6 +705,7 @@
     if (S.runs.some((x) => x.cells.s)) cols.push(['steps', 'Steps', 'num']);
     if (S.runs.some((x) => x.cells.c)) cols.push(['cost', 'Cost', 'num']);
     if (S.runs.some((x) => x.cells.t)) cols.push(['time', 'Time', 'num']);
+    if (S.runs.some((x) => x.cells.a && x.cells.a.some((n) => n > 1))) cols.push(['attempts', 'Attempts', 'num']);
     cols.push(['flags', '', '']);
     listState.cols = cols.map((x) => x[0]);
     const thead = h('thead', null, h('tr', null, cols.map(([k, label, cls]) => {
@@ -803,6 +804,7 @@
       id: ([, i]) => S.ids[i], repo: ([, i]) => S.repos[S.repo[i]], run: ([r]) => r,
       verdict: ([r, i]) => VORDER.indexOf(S.runs[r].cells.v[i]), status: ([r, i]) => S.statuses[S.runs[r].cells.x[i]] || '',
       steps: ([r, i]) => num(S.runs[r].cells.s, i), cost: ([r, i]) => num(S.runs[r].cells.c, i), time: ([r, i]) => num(S.runs[r].cells.t, i),
+      attempts: ([r, i]) => num(S.runs[r].cells.a, i),
     }[key] || ((x) => S.ids[x[1]]);
     const keyed = rows.map((row) => [val(row), row]);
     keyed.sort((a, b) => {
@@ -828,6 +830,7 @@
       listState.cols.includes('steps') ? h('td', { class: 'num', 'data-k': 'steps', text: c.s ? fmtInt(num(c.s, i)) : '' }) : null,
       listState.cols.includes('cost') ? h('td', { class: 'num', 'data-k': 'cost', 'data-v': c.c ? num(c.c, i) : '', text: c.c ? fmtCost(num(c.c, i)) : '' }) : null,
       listState.cols.includes('time') ? h('td', { class: 'num', 'data-k': 'time', text: c.t ? fmtDur(num(c.t, i)) : '' }) : null,
+      listState.cols.includes('attempts') ? h('td', { class: 'num', 'data-k': 'attempts', text: c.a ? fmtInt(num(c.a, i)) : '' }) : null,
       h('td', null, D.flaky[i] ? h('span', { class: 'flag flaky', title: 'flaky: the verdict differs between repeats or nights', text: '⚑' }) : null,
         fl === 1 || fl === 2 ? h('span', { class: 'flag up', title: 'newly resolved in a pair', text: '▲' }) : null,
         fl === -1 || fl === 2 ? h('span', { class: 'flag down', title: 'regressed in a pair', text: '▼' }) : null));
@@ -904,6 +907,7 @@
     fact('steps', c.s ? fmtInt(num(c.s, i)) : info.api_calls, 'steps');
     fact('cost', c.c ? fmtCost(num(c.c, i)) : info.cost !== undefined ? fmtCost(info.cost) : undefined, 'cost');
     fact('time', c.t ? fmtDur(num(c.t, i)) : info.seconds ? fmtDur(info.seconds) : undefined, 'time');
+    fact('attempts', c.a && num(c.a, i) > 1 ? fmtInt(num(c.a, i)) : undefined, 'attempts');
     if (info.tokens) fact('tokens', fmtTok(info.tokens.input) + ' in · ' + fmtTok(info.tokens.output) + ' out', 'tokens');
     fact('model', info.model, 'model');
     fact('written by', info.writer, 'writer');

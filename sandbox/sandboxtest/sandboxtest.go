@@ -79,11 +79,13 @@ func Run(t *testing.T, cfg Config) {
 		{"Remove", s.testRemove},
 		{"SweepByRun", s.testSweep},
 		{"Died", s.testDied},
+		{"DiedUnderCommand", s.testDiedUnderCommand},
 		{"Lifetime", s.testLifetime},
 		{"OOM", s.testOOM},
 		{"ImageUnavailable", s.testImageUnavailable},
 		{"Starter", s.testStarter},
 		{"Capacity", s.testCapacity},
+		{"Probe", s.testProbe},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, tt.fn)
@@ -489,6 +491,53 @@ func waitDied(t *testing.T, sb sandbox.Sandbox) *sandbox.DiedError {
 	return died
 }
 
+// A sandbox that dies while a command runs (killed, deleted, its main process gone): that
+// command's Exec fails with a *DiedError (while a command killed in a sandbox that runs on is a
+// result) — its end is not the command's result, which the agent
+// must not see as one — and so does the next command, never with a runtime's complaint as its
+// output.
+func (s *suite) testDiedUnderCommand(t *testing.T) {
+	sb := s.start(t, nil, sandbox.Spec{})
+	ctx := context.Background()
+	// A command killed while its sandbox runs on is a result, 137 included.
+	if res := exec(t, sb, "kill -KILL $$", sandbox.ExecOptions{}); res.ExitCode != 137 {
+		t.Errorf("a command that KILLs itself: exit %d, want 137", res.ExitCode)
+	}
+	type result struct {
+		res sandbox.ExecResult
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		res, err := sb.Exec(ctx, "sleep 120", sandbox.ExecOptions{Timeout: 5 * time.Minute})
+		done <- result{res, err}
+	}()
+	for deadline := time.Now().Add(time.Minute); ; time.Sleep(100 * time.Millisecond) {
+		if res := exec(t, sb, "ps -eo args", sandbox.ExecOptions{}); strings.Contains(res.Output, "sleep 120") {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the command did not start within a minute")
+		}
+	}
+	// The main process ends on TERM; then the kernel kills every other process of the sandbox.
+	_, _ = sb.Exec(ctx, "kill -TERM 1", sandbox.ExecOptions{Timeout: 30 * time.Second})
+	var got result
+	select {
+	case got = <-done:
+	case <-time.After(2 * time.Minute):
+		t.Fatal("the command's Exec did not end within 2 minutes of its sandbox's end")
+	}
+	var died *sandbox.DiedError
+	if !errors.As(got.err, &died) {
+		t.Errorf("Exec of a command whose sandbox died under it = (exit %d, %q, %v), want a *sandbox.DiedError", got.res.ExitCode, got.res.Output, got.err)
+	}
+	res, err := sb.Exec(ctx, "echo hi", sandbox.ExecOptions{Timeout: 30 * time.Second})
+	if !errors.As(err, &died) {
+		t.Errorf("the next command = (exit %d, %q, %v), want a *sandbox.DiedError", res.ExitCode, res.Output, err)
+	}
+}
+
 // A sandbox whose main process ends is dead: commands fail with a *DiedError, status
 // ContainerDied, and removing it is still fine.
 func (s *suite) testDied(t *testing.T) {
@@ -684,4 +733,30 @@ func (s *suite) testCapacity(t *testing.T) {
 	if got := b.Capacity(); got != 2 {
 		t.Errorf("Capacity after the slots came back = %d, want 2", got)
 	}
+}
+
+// testProbe: a backend that answers says so when probed, also after a slot was released with an
+// error matching ErrBackendDown (its part taken out of rotation, though it answers): the probe
+// puts it back, and Acquire hands out slots again instead of failing.
+func (s *suite) testProbe(t *testing.T) {
+	b := s.cfg.New(t, 1)
+	ctx := context.Background()
+	if err := b.Probe(ctx); err != nil {
+		t.Fatalf("Probe of a backend that answers = %v, want nil", err)
+	}
+	slot, err := b.Acquire(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	slot.Release(fmt.Errorf("conformance: the connection broke: %w", sandbox.ErrBackendDown))
+	if err := b.Probe(ctx); err != nil {
+		t.Fatalf("Probe after a release with ErrBackendDown, the backend answering = %v, want nil", err)
+	}
+	actx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	slot, err = b.Acquire(actx)
+	if err != nil {
+		t.Fatalf("Acquire after a successful Probe = %v, want a slot", err)
+	}
+	slot.Release(nil)
 }
