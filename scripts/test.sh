@@ -119,21 +119,24 @@ leftovers() {
 	rm -rf "$work"
 }
 
-# summary prints the corpus count and the time taken: the last line of every run, whatever
-# ended it. 3. of the steps below.
-summary() {
-	local ran=0 skipped=0 failed=0 took=$((SECONDS - started_at))
+# count_corpus reads the corpus log (in $work, which leftovers removes) into ran, skipped and
+# failed, and prints the skipped tests; summary prints the last line of every run, whatever
+# ended it.
+ran=0 skipped=0 failed=0
+count_corpus() {
 	# One line per test ("ran|skipped|failed<TAB>package<TAB>test"); a test that ran twice (a
 	# subtest rerun) counts once, with its last outcome.
-	if [[ -s $SWEBENCH_RUN_CORPUS_LOG ]]; then
-		read -r ran skipped failed < <(awk -F'\t' '{s[$2" "$3]=$1} END {for (k in s) c[s[k]]++; print c["ran"]+0, c["skipped"]+0, c["failed"]+0}' "$SWEBENCH_RUN_CORPUS_LOG")
-	fi
+	[[ -s $SWEBENCH_RUN_CORPUS_LOG ]] || return 0
+	read -r ran skipped failed < <(awk -F'\t' '{s[$2" "$3]=$1} END {for (k in s) c[s[k]]++; print c["ran"]+0, c["skipped"]+0, c["failed"]+0}' "$SWEBENCH_RUN_CORPUS_LOG")
 	if ((skipped > 0)); then
 		awk -F'\t' '{s[$2" "$3]=$1} END {for (k in s) if (s[k] == "skipped") print "  skipped: " k}' "$SWEBENCH_RUN_CORPUS_LOG" | sort | head -5 >&2
 		((skipped <= 5)) || say "  … and $((skipped - 5)) more"
 		say "run \`make testdata\` to get the corpus (README.md, \"Test data\")"
 	fi
-	local verdict=passed
+}
+
+summary() {
+	local took=$((SECONDS - started_at)) verdict=passed
 	((rc == 0)) || verdict="FAILED (exit $rc)"
 	say "corpus tests: $ran ran, $skipped skipped, $failed failed; Kubernetes tests: $kube_note; $verdict in $((took / 60)) min $((took % 60)) s"
 }
@@ -141,6 +144,7 @@ summary() {
 on_exit() {
 	local code=$?
 	((rc != 0 || code == 0)) || rc=$code
+	count_corpus
 	leftovers
 	summary
 	exit "$rc"

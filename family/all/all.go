@@ -204,12 +204,26 @@ func ReadEvalFolder(dir string) ([]family.FolderVerdicts, error) {
 		return nil, nil
 	}
 	var out []family.FolderVerdicts
+	// An instance is the first format's that reads it, in the registry's order: readers whose
+	// formats look alike (SWE-bench-Live's flat report.json, SWE-smith's) never count an
+	// instance twice.
+	claimed := map[string]string{}
 	for _, rr := range readers() {
 		fv, ok, err := rr.ReadEvalFolder(dir)
 		if err != nil {
 			return nil, err
 		}
-		if ok {
+		if !ok {
+			continue
+		}
+		for id := range fv.Verdicts {
+			if _, taken := claimed[id]; taken {
+				delete(fv.Verdicts, id)
+				continue
+			}
+			claimed[id] = fv.Format
+		}
+		if len(fv.Verdicts) > 0 {
 			out = append(out, fv)
 		}
 	}

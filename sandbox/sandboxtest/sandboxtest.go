@@ -296,7 +296,9 @@ func (s *suite) testForkBomb(t *testing.T) {
 	}
 	for _, b := range bombs {
 		t.Run(b.name, func(t *testing.T) {
-			res := exec(t, sb, b.cmd, sandbox.ExecOptions{Timeout: 5 * time.Second})
+			// 12 s: room to fill a backend's pids limit (Kubernetes: the kubelet's podPidsLimit,
+			// 1024 on the test cluster, not the Spec's 64) on a machine that other tests load.
+			res := exec(t, sb, b.cmd, sandbox.ExecOptions{Timeout: 12 * time.Second})
 			if !strings.Contains(res.Output, "Resource temporarily unavailable") {
 				t.Errorf("the fork bomb never hit the pids limit; output:\n%.2000s", res.Output)
 			}
