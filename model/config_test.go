@@ -141,6 +141,21 @@ model_kwargs:
 				t.Errorf("anthropic-beta = %q", h.Get("Anthropic-Beta"))
 			}
 		}},
+		{"Claude on Bedrock with beta flags", `
+model_name: bedrock/us.anthropic.claude-sonnet-4-5-20250929-v1:0
+model_class: litellm
+model_kwargs:
+  extra_headers: {anthropic-beta: "context-1m-2025-08-07, interleaved-thinking-2025-05-14", X-Team: swe}
+`, "anthropic.json", func(t *testing.T, body map[string]any, h http.Header) {
+			// Bedrock reads beta flags from the body (AWS's InvokeModel documentation for Claude).
+			betas, _ := body["anthropic_beta"].([]any)
+			if len(betas) != 2 || betas[0] != "context-1m-2025-08-07" || betas[1] != "interleaved-thinking-2025-05-14" {
+				t.Errorf("anthropic_beta = %v, want both flags", body["anthropic_beta"])
+			}
+			if h.Get("Anthropic-Beta") != "" || h.Get("X-Team") != "swe" {
+				t.Errorf("headers: anthropic-beta %q (want none), x-team %q (want swe)", h.Get("Anthropic-Beta"), h.Get("X-Team"))
+			}
+		}},
 		{"Gemini 3 with reasoning_effort", `
 model_name: gemini/gemini-3-pro-preview
 model_kwargs:
@@ -157,6 +172,7 @@ cost_tracking: ignore_errors
 			}
 		}},
 	}
+	awsEnv(t)
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var cfg Config
@@ -168,8 +184,11 @@ cost_tracking: ignore_errors
 			data := readTestdata(t, tt.reply)
 			rec, srv := newRecorder(t, func(w http.ResponseWriter, _ *http.Request) { _, _ = w.Write(data) })
 			p := testProvider(t, cfg, srv.URL, Options{Env: func(k string) string {
-				if strings.HasSuffix(k, "_API_KEY") {
+				switch {
+				case strings.HasSuffix(k, "_API_KEY"):
 					return testKey
+				case k == "AWS_REGION":
+					return "us-east-1"
 				}
 				return ""
 			}})

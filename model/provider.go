@@ -143,13 +143,15 @@ func New(cfg Config, opts Options) (Provider, error) {
 	if cfg.MaxRetries != nil {
 		c.maxRetries = max(0, *cfg.MaxRetries)
 	}
-	headers := call.headers
+	headers, skip := call.headers, call.skipHeaders
 	c.auth = func(ctx context.Context, req *http.Request, body []byte) error {
 		for k, v := range headers {
 			req.Header.Set(k, v)
 		}
 		for k, v := range kw.headers {
-			req.Header.Set(k, v)
+			if !skip[http.CanonicalHeaderKey(k)] {
+				req.Header.Set(k, v)
+			}
 		}
 		return cred.apply(ctx, req, body)
 	}

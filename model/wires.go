@@ -2,6 +2,7 @@ package model
 
 import (
 	"fmt"
+	"net/http"
 	"net/url"
 	"regexp"
 	"sort"
@@ -100,11 +101,30 @@ type wireOptions struct {
 // wireCall is how the calls of one provider are made: the wire, the URL, extra headers and,
 // for a streamed reply, its framing and assembler.
 type wireCall struct {
-	wire      wire
-	url       string
-	headers   map[string]string
-	stream    streamFormat
-	assembler func() assembler
+	wire    wire
+	url     string
+	headers map[string]string
+	// skipHeaders are extra_headers the wire carries in the body instead (canonical names).
+	skipHeaders map[string]bool
+	stream      streamFormat
+	assembler   func() assembler
+}
+
+// headerValues returns the comma-separated values of header name (canonical form) in headers,
+// whatever the case its key was given in.
+func headerValues(headers map[string]string, name string) []any {
+	var out []any
+	for k, v := range headers {
+		if http.CanonicalHeaderKey(k) != name {
+			continue
+		}
+		for _, part := range strings.Split(v, ",") {
+			if part = strings.TrimSpace(part); part != "" {
+				out = append(out, part)
+			}
+		}
+	}
+	return out
 }
 
 // newWire picks the wire of ep and its URL, streamed or not.
@@ -123,6 +143,19 @@ func newWire(ep endpoint, kw modelKwargs, o wireOptions) (wireCall, error) {
 		case cloudBedrock:
 			w.omitModel, w.version = true, "bedrock-2023-05-31"
 			w.stream = false // the URL says it
+			// Bedrock takes Anthropic's beta flags as the body's anthropic_beta list, not as the
+			// anthropic-beta header the Messages API reads (as litellm moves them).
+			if betas := headerValues(kw.headers, "Anthropic-Beta"); len(betas) > 0 {
+				body := make(map[string]any, len(w.kwargs)+1)
+				for k, v := range w.kwargs {
+					body[k] = v
+				}
+				if _, set := body["anthropic_beta"]; !set {
+					body["anthropic_beta"] = betas
+				}
+				w.kwargs = body
+				call.skipHeaders = map[string]bool{"Anthropic-Beta": true}
+			}
 			call.url = bedrockURL(base, ep.apiModel, "invoke", kw.stream)
 			if kw.stream {
 				call.stream = streamAWSEvent
