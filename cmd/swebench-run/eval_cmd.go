@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"os"
 	"path/filepath"
 	"sort"
 	"time"
@@ -14,6 +15,7 @@ import (
 	"github.com/swebench-run/swebench-run/dataset"
 	"github.com/swebench-run/swebench-run/dockerenv"
 	"github.com/swebench-run/swebench-run/eval"
+	"github.com/swebench-run/swebench-run/results"
 	"github.com/swebench-run/swebench-run/sandbox"
 )
 
@@ -153,6 +155,12 @@ func runEval(ctx context.Context, stop <-chan struct{}, f *evalFlags, stdout, st
 	}
 	defer lock.Unlock()
 
+	logger, closeLog, err := openEvalLog(out, runID)
+	if err != nil {
+		return err
+	}
+	defer closeLog()
+
 	var rep eval.RunReport
 	var results []eval.Result
 	if f.fromLogs != "" {
@@ -172,7 +180,7 @@ func runEval(ctx context.Context, stop <-chan struct{}, f *evalFlags, stdout, st
 			return err
 		}
 		defer closeBackend()
-		ev, err := newEvaluator(engine, out, runID, f.workers, f.timeout, f.redo, f.imageTemplate, stop)
+		ev, err := newEvaluator(engine, out, runID, f.workers, f.timeout, f.redo, f.imageTemplate, stop, logger)
 		if err != nil {
 			return err
 		}
@@ -201,6 +209,23 @@ func runEval(ctx context.Context, stop <-chan struct{}, f *evalFlags, stdout, st
 	return nil
 }
 
+// openEvalLog opens the log file of an evaluation folder and sends what the evaluation and the
+// libraries under it log there (client-go's warnings on Kubernetes, containers that could not be
+// removed), as a run does, not between the summary lines on the terminal. close restores the
+// libraries' outputs and closes the file.
+func openEvalLog(dir, runID string) (logger *slog.Logger, close func(), err error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, nil, fmt.Errorf("evaluation folder: %w", err)
+	}
+	file, err := os.OpenFile(filepath.Join(dir, results.LogFile), os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+	if err != nil {
+		return nil, nil, fmt.Errorf("log file: %w", err)
+	}
+	logger = slog.New(slog.NewJSONHandler(file, nil)).With("eval", runID)
+	restore := routeLibraryLogs(logger)
+	return logger, func() { restore(); file.Close() }, nil
+}
+
 // The evaluations' containers start on a Docker engine.
 var (
 	_ sandbox.Starter = (*dockerenv.Engine)(nil)
@@ -209,12 +234,12 @@ var (
 
 // newEvaluator wires a sandbox backend (its pull policy decides when images are pulled) into an
 // Evaluator.
-func newEvaluator(backend sandbox.Starter, out, runID string, workers int, timeout time.Duration, redo bool, imageTemplate string, stop <-chan struct{}) (*eval.Evaluator, error) {
+func newEvaluator(backend sandbox.Starter, out, runID string, workers int, timeout time.Duration, redo bool, imageTemplate string, stop <-chan struct{}, logger *slog.Logger) (*eval.Evaluator, error) {
 	return eval.New(eval.Options{
 		OutDir: out, RunID: runID, Workers: workers, Timeout: timeout, Redo: redo, Drain: stop,
 		Starter: &eval.SandboxStarter{Backend: backend, RunID: runID},
 		Image:   func(inst dataset.Instance) (string, error) { return inst.ImageName(imageTemplate) },
-		Logger:  slog.New(slog.DiscardHandler),
+		Logger:  logger,
 		Graders: families().Grader,
 	})
 }

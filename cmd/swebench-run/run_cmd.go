@@ -375,7 +375,7 @@ func runBatch(ctx context.Context, stop <-chan struct{}, f *runFlags, stdout, st
 	var ev *eval.Evaluator
 	if f.eval {
 		evalDir := filepath.Join(f.out, "eval")
-		if ev, err = newEvaluator(pool, evalDir, man.RunID, f.workers, f.evalTimeout, f.redo, f.imageTemplate, stop); err != nil {
+		if ev, err = newEvaluator(pool, evalDir, man.RunID, f.workers, f.evalTimeout, f.redo, f.imageTemplate, stop, logger.With("eval", man.RunID)); err != nil {
 			return err
 		}
 		opts.AfterInstance = func(ctx context.Context, inst dataset.Instance, pred *results.Prediction) {

@@ -333,6 +333,11 @@ func evaluateForSubmission(ctx context.Context, stop <-chan struct{}, in *submis
 	if runID == "" {
 		runID = newRunID()
 	}
+	logger, closeLog, err := openEvalLog(in.EvalDir, runID)
+	if err != nil {
+		return err
+	}
+	defer closeLog()
 	engine, closeBackend, err := f.be.openSimple(ctx, f.workers, f.pull, stderr, func() (evalBackend, func(), error) {
 		e, err := dockerenv.ConnectWith(ctx, f.dockerHost, dockerenv.Options{Pull: dockerenv.PullPolicy(f.pull)})
 		if err != nil {
@@ -344,7 +349,7 @@ func evaluateForSubmission(ctx context.Context, stop <-chan struct{}, in *submis
 		return err
 	}
 	defer closeBackend()
-	ev, err := newEvaluator(engine, in.EvalDir, runID, f.workers, f.timeout, false, f.imageTemplate, stop)
+	ev, err := newEvaluator(engine, in.EvalDir, runID, f.workers, f.timeout, false, f.imageTemplate, stop, logger)
 	if err != nil {
 		return err
 	}
