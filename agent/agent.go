@@ -375,7 +375,7 @@ func (a *Agent) formatError(task string, fe *FormatError) error {
 		extra[k] = v
 	}
 	extra["cost"] = fe.Cost
-	msgs := []Message{{"role": "user", "content": content, "extra": extra}}
+	msgs := []Message{a.shape(Message{"role": "user", "content": content, "extra": extra})}
 	a.consecutiveFormat++
 	if n := a.cfg.MaxConsecutiveFormatErrors; n > 0 && a.consecutiveFormat >= n {
 		msgs = append(msgs, exitMessage(StatusRepeatedFormatError, StatusRepeatedFormatError, ""))
@@ -414,9 +414,17 @@ func (a *Agent) observations(task string, actions []Action, outputs []Output) ([
 		} else {
 			msg["role"] = "user"
 		}
-		msgs = append(msgs, msg)
+		msgs = append(msgs, a.shape(msg))
 	}
 	return msgs, nil
+}
+
+// shape puts one of the agent's own messages into the model's shape (MessageShaper), if it has one.
+func (a *Agent) shape(m Message) Message {
+	if s, ok := a.model.(MessageShaper); ok {
+		return s.ShapeMessage(m)
+	}
+	return m
 }
 
 func (u *Usage) add(o Usage) {

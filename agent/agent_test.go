@@ -432,3 +432,40 @@ func TestRunCancelled(t *testing.T) {
 		t.Errorf("exit status = %q, want %q", got, want)
 	}
 }
+
+// shapingModel is a fakeModel whose API keeps observations in its own shape.
+type shapingModel struct{ fakeModel }
+
+func (m *shapingModel) ShapeMessage(msg Message) Message {
+	return Message{"type": "shaped", "from": msg.Role(), "content": msg["content"], "extra": msg["extra"]}
+}
+
+// A model that shapes the agent's messages (MessageShaper) gets every observation and format
+// error in its shape, in the trajectory and in the next request; the agent's own prompts and the
+// exit message keep theirs.
+func TestMessageShaper(t *testing.T) {
+	m := &shapingModel{fakeModel{replies: []fakeReply{
+		toolReply(0, "ls"),
+		{err: &FormatError{Reason: "no command"}},
+		toolReply(0, "echo COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT"),
+	}}}
+	a := New(testConfig(), m, &fakeEnv{outputs: map[string]Output{
+		"echo COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT": {Output: "COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT\n"},
+	}}, nil)
+	a.Vars = map[string]any{"repo": "demo/repo"}
+	res, err := a.Run(context.Background(), "fix it")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, msg := range res.Messages {
+		got = append(got, fmt.Sprintf("%v/%v", msg["type"], msg["from"]))
+	}
+	want := "<nil>/<nil> <nil>/<nil> <nil>/<nil> shaped/tool shaped/user <nil>/<nil> <nil>/<nil>"
+	if strings.Join(got, " ") != want {
+		t.Errorf("messages = %s, want %s", strings.Join(got, " "), want)
+	}
+	if last := m.seen[len(m.seen)-1]; last[4]["type"] != "shaped" || last[4]["extra"].(map[string]any)["interrupt_type"] != "FormatError" {
+		t.Errorf("format error sent as %v", last[4])
+	}
+}

@@ -12,8 +12,21 @@ import (
 // message is sent to a model.
 type Message map[string]any
 
-// Role returns the message's role ("system", "user", "assistant", "tool", "exit").
-func (m Message) Role() string { s, _ := m["role"].(string); return s }
+// Role returns the message's role ("system", "user", "assistant", "tool", "exit"). Messages in
+// the OpenAI Responses API's shape, as mini-swe-agent 2.x stores them, carry none: a response
+// object is the assistant's reply and a function_call_output item a tool's answer.
+func (m Message) Role() string {
+	if s, ok := m["role"].(string); ok {
+		return s
+	}
+	switch {
+	case m["object"] == "response":
+		return "assistant"
+	case m["type"] == "function_call_output":
+		return "tool"
+	}
+	return ""
+}
 
 // Content returns the message's content when it is a plain string.
 func (m Message) Content() string { s, _ := m["content"].(string); return s }
@@ -60,6 +73,15 @@ type Reply struct {
 // *FormatError (the call was still billed: its Cost counts).
 type Model interface {
 	Query(ctx context.Context, messages []Message) (Reply, error)
+}
+
+// MessageShaper is implemented by models whose API keeps the agent's own messages in its own
+// item shape, as mini-swe-agent's model class for that API writes them to the trajectory (the
+// OpenAI Responses API: function_call_output items and input_text messages). The agent passes
+// every observation and format-error message it builds (role "tool" or "user", with content and
+// extra) through ShapeMessage before appending it.
+type MessageShaper interface {
+	ShapeMessage(m Message) Message
 }
 
 // FormatError reports a model reply that does not contain valid actions. The agent renders the

@@ -13,14 +13,15 @@ import (
 // litellm_response, as mini-swe-agent 2.x names it, and the models OpenAI serves only there
 // (the codex and -pro models).
 //
-// Messages in the trajectory: an assistant message is the response object itself, as
-// mini-swe-agent 2.x stores it ({"object": "response", "id", "output": [reasoning…, message…,
-// function_call…], "usage", …}), with "role": "assistant" added so every reader of
-// trajectories knows it for a reply. Each request flattens it back into its output items,
-// verbatim: reasoning items (with their encrypted content when the request includes
-// "reasoning.encrypted_content") go back exactly as they came. The agent's own messages keep
-// their shape (system, user, and role "tool" observations) and are sent as input messages and
-// function_call_output items.
+// Messages in the trajectory are those mini-swe-agent 2.x's litellm_response class writes: an
+// assistant message is the response object itself ({"object": "response", "id", "output":
+// [reasoning…, message…, function_call…], "usage", …}, no role), an observation answering a
+// tool call a {"type": "function_call_output", "call_id", "output"} item, and an observation of
+// a command without a call or a format error a {"type": "message", "role": "user", "content":
+// [{"type": "input_text", …}]} item (shape). Each request flattens a response back into its
+// output items, verbatim: reasoning items (with their encrypted content when the request
+// includes "reasoning.encrypted_content") go back exactly as they came. With a text-based
+// action regex or a 1.x config, messages keep the chat shape.
 type responsesWire struct {
 	model  string
 	body   map[string]any // request fields from model_kwargs, translated
@@ -66,6 +67,31 @@ func newResponsesWire(model string, kw modelKwargs, o wireOptions) (*responsesWi
 	return w, kw.unsupported("OpenAI Responses API", refused)
 }
 
+// shape implements messageShaper: the agent's observations and format errors as the Responses
+// API's input items, extra kept (stripped before sending).
+func (w *responsesWire) shape(m agent.Message) agent.Message {
+	if w.textRe != nil || w.mini1 || m["type"] != nil {
+		return m
+	}
+	out := agent.Message{}
+	switch m.Role() {
+	case "tool":
+		out["type"], out["call_id"], out["output"] = "function_call_output", m["tool_call_id"], textOf(m["content"])
+	case "user":
+		content := responsesContent(m["content"])
+		if s, ok := content.(string); ok {
+			content = []any{map[string]any{"type": "input_text", "text": s}}
+		}
+		out["type"], out["role"], out["content"] = "message", "user", content
+	default:
+		return m
+	}
+	if e, ok := m["extra"]; ok {
+		out["extra"] = e
+	}
+	return out
+}
+
 func (w *responsesWire) request(msgs []agent.Message) ([]byte, error) {
 	input := make([]any, 0, len(msgs))
 	for i, m := range msgs {
@@ -77,6 +103,9 @@ func (w *responsesWire) request(msgs []agent.Message) ([]byte, error) {
 			for _, item := range out {
 				input = append(input, deepCopy(item))
 			}
+		case m["type"] != nil:
+			// an input item already in the Responses shape (shape, or a mini-swe-agent 2.x trajectory)
+			input = append(input, openAIMessage(m))
 		case m.Role() == "tool":
 			input = append(input, map[string]any{"type": "function_call_output", "call_id": m["tool_call_id"], "output": textOf(m["content"])})
 		case m.Role() == "assistant":
@@ -88,9 +117,6 @@ func (w *responsesWire) request(msgs []agent.Message) ([]byte, error) {
 			}
 		case m.Role() == "system" || m.Role() == "user" || m.Role() == "developer":
 			input = append(input, map[string]any{"role": m.Role(), "content": responsesContent(m["content"])})
-		case m["type"] != nil:
-			// an input item already in the Responses shape (a mini-swe-agent 2.x trajectory)
-			input = append(input, openAIMessage(m))
 		default:
 			return nil, fmt.Errorf("message %d: role %q cannot be sent to the Responses API", i, m.Role())
 		}
@@ -182,7 +208,6 @@ func responsesUsage(resp map[string]any) agent.Usage {
 
 func (w *responsesWire) reply(resp map[string]any) (agent.Message, []agent.Action, *agent.FormatError, error) {
 	msg := agent.Message(deepCopy(resp).(map[string]any))
-	msg["role"] = "assistant"
 	output, _ := resp["output"].([]any)
 	var text []string
 	var calls []toolCall

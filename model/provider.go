@@ -223,6 +223,19 @@ type apiModel struct {
 	task   preparedTask // the task message with its images, built once
 }
 
+// ShapeMessage implements agent.MessageShaper: the wire's shape, when it has one.
+func (m *apiModel) ShapeMessage(msg agent.Message) agent.Message {
+	if s, ok := m.p.wire.(messageShaper); ok {
+		return s.shape(msg)
+	}
+	return msg
+}
+
+// messageShaper is a wire whose API keeps the agent's messages in its own item shape.
+type messageShaper interface {
+	shape(agent.Message) agent.Message
+}
+
 // Query implements agent.Model.
 func (m *apiModel) Query(ctx context.Context, messages []agent.Message) (agent.Reply, error) {
 	p := m.p

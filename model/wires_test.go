@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -161,7 +162,7 @@ func TestWiresRealBodies(t *testing.T) {
 					t.Errorf("output items sent back as %v, want them verbatim (reasoning item included)", got)
 				}
 				last := input[n-1].(map[string]any)
-				if last["type"] != "function_call_output" || last["call_id"] != "call_l1Hs8pJbq6aU3lz2vWx0" {
+				if last["type"] != "function_call_output" || last["call_id"] != "call_l1Hs8pJbq6aU3lz2vWx0" || last["output"] != "<returncode>0</returncode>" || last["extra"] != nil {
 					t.Errorf("tool result sent as %v", last)
 				}
 				if r := body["reasoning"].(map[string]any); r["effort"] != "medium" || body["store"] != false {
@@ -298,8 +299,19 @@ func TestWiresRealBodies(t *testing.T) {
 				replies = append(replies, got.Message)
 				if !stream && tt.next != nil {
 					msgs := append(conversation(), got.Message)
+					inst, err := p.ForInstance("owner__repo-1")
+					if err != nil {
+						t.Fatal(err)
+					}
 					for _, a := range got.Actions {
-						msgs = append(msgs, agent.Message{"role": "tool", "tool_call_id": a.ToolCallID, "content": "<returncode>0</returncode>", "extra": map[string]any{}})
+						obs := agent.Message{"role": "tool", "tool_call_id": a.ToolCallID, "content": "<returncode>0</returncode>", "extra": map[string]any{"returncode": 0}}
+						if s, ok := inst.(agent.MessageShaper); ok { // as the agent does
+							obs = s.ShapeMessage(obs)
+						}
+						if obs.Role() != "tool" {
+							t.Errorf("observation shaped as %v: not a tool's answer", obs)
+						}
+						msgs = append(msgs, obs)
 					}
 					if _, err := queryOnce(t, p, msgs); err != nil {
 						t.Fatalf("second Query: %v", err)
@@ -328,4 +340,41 @@ func jsonRound(t *testing.T, v any) any {
 		t.Fatal(err)
 	}
 	return out
+}
+
+// A Responses run's trajectory has the shape mini-swe-agent 2.x's litellm_response class writes:
+// the reply is the response object without a role, an observation answering a call is a
+// function_call_output item, a command's observation without a call and a format error are
+// input_text messages of the user; extra is kept. A text-based config keeps the chat shape.
+func TestResponsesTrajectoryShape(t *testing.T) {
+	w, err := newResponsesWire("gpt-5", modelKwargs{body: map[string]any{}}, wireOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	msg, _, _, err := w.reply(decodeFile(t, readTestdata(t, "responses.json")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, has := msg["role"]; has || msg["object"] != "response" || msg.Role() != "assistant" {
+		t.Errorf("reply stored with role %v, object %v: want the response object as it came", msg["role"], msg["object"])
+	}
+	extra := map[string]any{"returncode": 0}
+	tool := w.shape(agent.Message{"role": "tool", "tool_call_id": "call_1", "content": "out", "extra": extra})
+	want := agent.Message{"type": "function_call_output", "call_id": "call_1", "output": "out", "extra": extra}
+	if !reflect.DeepEqual(tool, want) {
+		t.Errorf("tool observation = %v, want %v", tool, want)
+	}
+	user := w.shape(agent.Message{"role": "user", "content": "bad format", "extra": map[string]any{"interrupt_type": "FormatError"}})
+	wantUser := agent.Message{"type": "message", "role": "user", "content": []any{map[string]any{"type": "input_text", "text": "bad format"}},
+		"extra": map[string]any{"interrupt_type": "FormatError"}}
+	if !reflect.DeepEqual(user, wantUser) {
+		t.Errorf("format error = %v, want %v", user, wantUser)
+	}
+	text, err := newResponsesWire("gpt-5", modelKwargs{body: map[string]any{}}, wireOptions{textRe: regexp.MustCompile("(?s)```bash\\n(.*?)\\n```")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m := (agent.Message{"role": "user", "content": "x"}); !reflect.DeepEqual(text.shape(m), m) {
+		t.Errorf("text-based config reshaped %v", m)
+	}
 }

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/swebench-run/swebench-run/agent"
 	"github.com/swebench-run/swebench-run/eval"
 	"github.com/swebench-run/swebench-run/results"
 )
@@ -318,7 +319,7 @@ func (r *Report) addTrajectory(d *instanceData, t *results.Trajectory, text *str
 		default:
 			st.Label, _ = extra["interrupt_type"].(string)
 			if st.Label == "" {
-				st.Label, _ = m["role"].(string)
+				st.Label = agent.Message(m).Role()
 			}
 		}
 		st.Text, _ = clip(st.Text, maxOutput, maxOutput/2)

@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/swebench-run/swebench-run/agent"
 	"github.com/swebench-run/swebench-run/internal/pyre"
 )
 
@@ -64,7 +65,7 @@ func (t *Trajectory) IsV1() bool {
 func (t *Trajectory) hasRole(roles ...string) bool {
 	for _, m := range t.Messages {
 		for _, r := range roles {
-			if m["role"] == r {
+			if agent.Message(m).Role() == r {
 				return true
 			}
 		}
@@ -75,7 +76,7 @@ func (t *Trajectory) hasRole(roles ...string) bool {
 // mentions reports whether an assistant message's text contains s.
 func (t *Trajectory) mentions(s string) bool {
 	for _, m := range t.Messages {
-		if m["role"] == "assistant" && strings.Contains(MessageText(m), s) {
+		if agent.Message(m).Role() == "assistant" && strings.Contains(MessageText(m), s) {
 			return true
 		}
 	}
@@ -181,8 +182,25 @@ func (t *Trajectory) Commands(i int) []string {
 	return cmds
 }
 
-// MessageText is a message's text: a string content, or the text blocks of a list content.
+// MessageText is a message's text: a string content, or the text blocks of a list content; of an
+// OpenAI Responses API reply its messages' text, of a function_call_output item its output.
 func MessageText(m map[string]any) string {
+	switch {
+	case m["object"] == "response": // an OpenAI Responses API reply: its messages' text
+		var parts []string
+		items, _ := m["output"].([]any)
+		for _, item := range items {
+			if im, _ := item.(map[string]any); im["type"] == "message" {
+				if s := MessageText(im); s != "" {
+					parts = append(parts, s)
+				}
+			}
+		}
+		return strings.Join(parts, "\n")
+	case m["type"] == "function_call_output":
+		s, _ := m["output"].(string)
+		return s
+	}
 	switch c := m["content"].(type) {
 	case string:
 		return c
@@ -222,7 +240,7 @@ func (t *Trajectory) Kinds() []MessageKind {
 	kinds := make([]MessageKind, len(t.Messages))
 	v1 := t.IsV1()
 	for i, m := range t.Messages {
-		role, _ := m["role"].(string)
+		role := agent.Message(m).Role()
 		extra, _ := m["extra"].(map[string]any)
 		last := i == len(t.Messages)-1
 		switch {

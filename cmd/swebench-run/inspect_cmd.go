@@ -11,6 +11,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/swebench-run/swebench-run/agent"
 	"github.com/swebench-run/swebench-run/results"
 )
 
@@ -115,7 +116,7 @@ func (p *trajPrinter) print(t *results.Trajectory) error {
 
 	step := 0
 	for i, m := range t.Messages {
-		role, _ := m["role"].(string)
+		role := agent.Message(m).Role()
 		extra, _ := m["extra"].(map[string]any)
 		switch {
 		case role == "system" || (role == "user" && i == 1 && extra == nil && step == 0):
@@ -187,8 +188,12 @@ func (p *trajPrinter) block(text, first, rest string) {
 	}
 }
 
-// messageText returns a message's text: a string content, or the text blocks of a list content.
+// messageText returns a message's text: a string content, or the text and thinking blocks of a
+// list content; of the OpenAI Responses API's shapes what results.MessageText reads.
 func messageText(m map[string]any) string {
+	if m["object"] == "response" || m["type"] == "function_call_output" {
+		return results.MessageText(m)
+	}
 	switch c := m["content"].(type) {
 	case string:
 		return c
@@ -225,7 +230,7 @@ func observation(m map[string]any) (string, string) {
 func countRole(msgs []map[string]any, role string) int {
 	n := 0
 	for _, m := range msgs {
-		if m["role"] == role {
+		if agent.Message(m).Role() == role {
 			n++
 		}
 	}
