@@ -74,7 +74,7 @@ history file beside the sweep folders, which 'compare --history' reads. Rerunnin
 resumes the sweep; a changed matrix is refused unless --force.
 
 Flags override the sweep file; without a file, --model and --split make the matrix.`,
-		Example: `  # tonight's sweep from its file (see the README for the file's keys)
+		Example: `  # tonight's sweep from its file (its keys: docs/sweeps.md)
   swebench-run sweep -c nightly.yaml
   # two models on 50 Lite instances, 3 repeats each, evaluated, without a file
   swebench-run sweep --model sonnet=anthropic/claude-sonnet-4-5 --model gpt5=openai/gpt-5 \
@@ -110,7 +110,7 @@ func (f *sweepFlags) register(fs *pflag.FlagSet) {
 	fs.SortFlags = false
 	f.fs = fs
 
-	fs.StringVarP(&f.file, "config", "c", "", "the sweep file (YAML): models, datasets, repeats, budgets, … (see the README)")
+	fs.StringVarP(&f.file, "config", "c", "", "the sweep file (YAML): models, datasets, repeats, budgets, … (see docs/sweeps.md)")
 	fs.StringArrayVar(&f.models, "model", nil, "a model of the matrix, named NAME (default: from MODEL); replaces the file's models")
 	fs.StringArrayVar(&f.runConfig, "run-config", nil, "config file, shipped config or key.path=value override for every model, after the file's config")
 	fs.IntVar(&f.repeats, "repeats", 0, "runs of every model × dataset (default 1)")
