@@ -273,6 +273,11 @@ func readEvalFolder(dir string) (*evalFolder, error) {
 			}
 		}
 	}
+	if len(f.reports) == 0 && len(f.family) > 0 {
+		// Another family's folder: its reader says which instance folders failed; the folder's
+		// other subfolders (a submission's logs/) are not SWE-bench evaluations without a report.
+		clear(f.tried)
+	}
 	ids := make([]string, 0, len(unread))
 	for id := range unread {
 		if _, ok := f.family[id]; !ok {

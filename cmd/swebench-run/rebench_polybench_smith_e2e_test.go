@@ -241,24 +241,26 @@ func TestPolyBenchPublishedSubmission(t *testing.T) {
 		t.Fatalf("metadata.yaml: %s", meta)
 	}
 	logs := filepath.Join(sub, "logs")
-	code, stdout, stderr := runCLI(t, "compare", "--json", logs)
-	if code != 0 {
-		t.Fatalf("compare: exit %d\n%s", code, stderr)
-	}
-	var cmp struct {
-		Inputs []struct {
-			Resolved float64        `json:"resolved"`
-			Covered  int            `json:"covered"`
-			Verdicts map[string]int `json:"verdicts"`
-		} `json:"inputs"`
-	}
-	if err := json.Unmarshal([]byte(stdout), &cmp); err != nil || len(cmp.Inputs) != 1 {
-		t.Fatalf("compare --json: %v\n%s", err, stdout)
-	}
-	if in := cmp.Inputs[0]; in.Resolved != 107 || in.Covered != 382 {
-		t.Errorf("compare: %v resolved of %d covered, want 107 of 382 (%v)", in.Resolved, in.Covered, in.Verdicts)
-	}
+	var code int
+	var stdout, stderr string
 	for _, dir := range []string{logs, sub} { // the logs folder, and the submission folder holding it
+		code, stdout, stderr = runCLI(t, "compare", "--json", dir)
+		if code != 0 {
+			t.Fatalf("compare %s: exit %d\n%s", dir, code, stderr)
+		}
+		var cmp struct {
+			Inputs []struct {
+				Resolved float64        `json:"resolved"`
+				Covered  int            `json:"covered"`
+				Verdicts map[string]int `json:"verdicts"`
+			} `json:"inputs"`
+		}
+		if err := json.Unmarshal([]byte(stdout), &cmp); err != nil || len(cmp.Inputs) != 1 {
+			t.Fatalf("compare --json: %v\n%s", err, stdout)
+		}
+		if in := cmp.Inputs[0]; in.Resolved != 107 || in.Covered != 382 || in.Verdicts["error"] != 0 {
+			t.Errorf("compare %s: %v resolved of %d covered, want 107 of 382 and no errors (%v)", dir, in.Resolved, in.Covered, in.Verdicts)
+		}
 		code, stdout, stderr = runCLI(t, "stats", dir)
 		if code != 0 || !strings.Contains(stdout, "resolved: 107 of 382 instances (28.0%)") {
 			t.Errorf("stats %s: exit %d\n%s\n%s", dir, code, stdout, stderr)

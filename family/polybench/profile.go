@@ -339,9 +339,13 @@ type reports struct{}
 const format = "SWE-PolyBench <id>_result.json"
 
 // ReadEvalFolder reads the <id>_result.json files of a folder: the harness's result path (or a
-// submission's logs/) holds them flat, this tool's evaluation folder one per instance folder.
+// submission's logs/) holds them flat, this tool's evaluation folder one per instance folder. A
+// published submission's folder (all_preds.jsonl beside logs/) is read through its logs/.
 func (reports) ReadEvalFolder(dir string) (family.FolderVerdicts, bool, error) {
 	paths, _ := filepath.Glob(filepath.Join(dir, "*"+ResultSuffix))
+	if len(paths) == 0 {
+		paths, _ = filepath.Glob(filepath.Join(dir, "logs", "*"+ResultSuffix))
+	}
 	nested, _ := filepath.Glob(filepath.Join(dir, "*", "*"+ResultSuffix))
 	for _, p := range nested {
 		if filepath.Base(p) == filepath.Base(filepath.Dir(p))+ResultSuffix { // <id>/<id>_result.json
