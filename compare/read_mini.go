@@ -61,7 +61,7 @@ func readMini(dir, logsDir string) (*Run, error) {
 			r.Model = p.ModelNameOrPath
 		}
 		if v, detail, ok := folder.verdict(id); ok {
-			in.Verdict, in.Detail = v, detail
+			in.Verdict, in.Detail, in.Tests = v, detail, folder.family[id].Tests
 		} else if p.Empty() {
 			in.Verdict = EmptyPatch
 		} else {

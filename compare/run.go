@@ -4,6 +4,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/swebench-run/swebench-run/family"
 	"github.com/swebench-run/swebench-run/family/all"
 )
 
@@ -58,6 +59,9 @@ type Instance struct {
 	Tokens     *Tokens  // over all attempts
 	Seconds    *float64 // last attempt, queued → end
 	Attempts   int      // attempts recorded, retries within a run and resumes included (Run.HasAttempts)
+	// Tests are the test lists of another dataset family's verdict file, by its groups, when it
+	// lists them (family.InstanceVerdict.Tests); SWE-bench's reports are read by the report itself.
+	Tests map[string]family.TestGroup
 }
 
 // Tokens counts model tokens.

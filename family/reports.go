@@ -4,6 +4,27 @@ package family
 type InstanceVerdict struct {
 	Outcome Outcome // Resolved, Unresolved, Error or EmptyPatch
 	Detail  string  // why, for an Error
+	// Tests are the test names the verdict file lists, by the harness's groups (FAIL_TO_PASS,
+	// PASS_TO_PASS, …, or "tests" when it does not group them); nil when it lists none. The
+	// report shows them on the instance's page.
+	Tests map[string]TestGroup
+}
+
+// TestGroup is one group of tests of a verdict file: those that passed and those that failed.
+type TestGroup struct {
+	Success []string `json:"success"`
+	Failure []string `json:"failure"`
+}
+
+// Group returns the TestGroup of success and failure, empty lists for nil ones.
+func Group(success, failure []string) TestGroup {
+	if success == nil {
+		success = []string{}
+	}
+	if failure == nil {
+		failure = []string{}
+	}
+	return TestGroup{Success: success, Failure: failure}
 }
 
 // FolderVerdicts are the verdicts an evaluation folder (<dir>/<instance_id>/… and the harness's

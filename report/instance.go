@@ -1,6 +1,7 @@
 package report
 
 import (
+	"errors"
 	"fmt"
 	"io/fs"
 	"os"
@@ -8,6 +9,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/swebench-run/swebench-run/agent"
+	"github.com/swebench-run/swebench-run/compare"
 	"github.com/swebench-run/swebench-run/eval"
 	"github.com/swebench-run/swebench-run/results"
 )
@@ -139,9 +141,12 @@ func (r *Report) instance(k int, id string) (*instanceData, string, error) {
 	}
 	if p := rd.evalPath(id, "report.json"); p != "" {
 		rep, layout, err := eval.ReadReport(p)
-		if err != nil {
+		switch {
+		case errors.Is(err, eval.ErrNotAReport):
+			// another dataset family's report.json: its reader gave the verdict (and the tests)
+		case err != nil:
 			d.Notes = append(d.Notes, red.Text(err.Error()))
-		} else {
+		default:
 			e := &evalData{Resolved: rep.Resolved, Applied: rep.PatchSuccessfullyApplied, Exists: rep.PatchExists, Layout: string(layout)}
 			if ts := rep.TestsStatus; ts != nil {
 				e.HasTests = true
@@ -155,6 +160,13 @@ func (r *Report) instance(k int, id string) (*instanceData, string, error) {
 			d.Eval = e
 		}
 		d.Files["report.json"] = fileSize(p)
+	}
+	if len(in.Tests) > 0 && (d.Eval == nil || !d.Eval.HasTests) {
+		// Another dataset family's verdict file listed the tests (tests ran: the patch applied).
+		d.Eval = &evalData{Resolved: in.Verdict == compare.Resolved, Applied: true, Exists: true, HasTests: true, Tests: map[string]tests{}}
+		for name, g := range in.Tests {
+			d.Eval.Tests[name] = tests{Success: nonNil(g.Success), Failure: nonNil(g.Failure)}
+		}
 	}
 	if p := rd.evalPath(id, "test_output.txt"); p != "" {
 		if d.Eval == nil {

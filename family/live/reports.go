@@ -51,7 +51,7 @@ func (reports) ReadEvalFolder(dir string) (family.FolderVerdicts, bool, error) {
 		if rep.InstanceID != e.Name() {
 			return fv, false, fmt.Errorf("%s is the report of %s, not of %s", p, rep.InstanceID, e.Name())
 		}
-		fv.Verdicts[rep.InstanceID] = verdictOf(rep.Resolved)
+		fv.Verdicts[rep.InstanceID] = reportVerdict(rep)
 	}
 	found := len(fv.Verdicts) > 0
 	data, err := os.ReadFile(filepath.Join(dir, ResultsFile))
@@ -95,8 +95,18 @@ func (reports) ReadReportFile(path string, data []byte) (family.FolderVerdicts, 
 		return fv, true, fmt.Errorf("%s: %w", path, err)
 	}
 	fv.Format = formatName
-	fv.Verdicts[rep.InstanceID] = verdictOf(rep.Resolved)
+	fv.Verdicts[rep.InstanceID] = reportVerdict(rep)
 	return fv, true, nil
+}
+
+// reportVerdict is the verdict of an instance's report.json, with its test lists.
+func reportVerdict(rep Report) family.InstanceVerdict {
+	v := verdictOf(rep.Resolved)
+	v.Tests = map[string]family.TestGroup{
+		"FAIL_TO_PASS": family.Group(rep.FailToPass.Success, rep.FailToPass.Failure),
+		"PASS_TO_PASS": family.Group(rep.PassToPass.Success, rep.PassToPass.Failure),
+	}
+	return v
 }
 
 func verdictOf(resolved bool) family.InstanceVerdict {

@@ -378,15 +378,22 @@ func (reports) ReadReportFile(p string, data []byte) (family.FolderVerdicts, boo
 	return family.FolderVerdicts{Format: format, Verdicts: map[string]family.InstanceVerdict{o.InstanceID: verdict(o)}}, true, nil
 }
 
-// verdict maps a result to compare's verdicts: no generated patch is an empty patch.
+// verdict maps a result to compare's verdicts: no generated patch is an empty patch. The
+// result's passed and failed tests are one group (the harness does not split them).
 func verdict(o Output) family.InstanceVerdict {
+	var v family.InstanceVerdict
 	switch {
 	case o.Resolved:
-		return family.InstanceVerdict{Outcome: family.Resolved}
+		v = family.InstanceVerdict{Outcome: family.Resolved}
 	case !o.Generation && !o.PatchApplied:
 		return family.InstanceVerdict{Outcome: family.EmptyPatch}
 	case !o.PatchApplied:
 		return family.InstanceVerdict{Outcome: family.Unresolved, Detail: "patch not applied"}
+	default:
+		v = family.InstanceVerdict{Outcome: family.Unresolved}
 	}
-	return family.InstanceVerdict{Outcome: family.Unresolved}
+	if len(o.PassedTests)+len(o.FailedTests) > 0 {
+		v.Tests = map[string]family.TestGroup{"tests": family.Group(o.PassedTests, o.FailedTests)}
+	}
+	return v
 }

@@ -389,13 +389,24 @@ func runReport(data []byte) (family.FolderVerdicts, bool) {
 }
 
 func instanceVerdict(r Report) family.InstanceVerdict {
+	var v family.InstanceVerdict
 	switch {
 	case r.TimedOut:
 		return family.InstanceVerdict{Outcome: family.Unresolved, Detail: "tests timed out"}
 	case r.Resolved:
-		return family.InstanceVerdict{Outcome: family.Resolved}
+		v = family.InstanceVerdict{Outcome: family.Resolved}
 	case !r.PatchExists:
 		return family.InstanceVerdict{Outcome: family.EmptyPatch}
+	default:
+		v = family.InstanceVerdict{Outcome: family.Unresolved}
 	}
-	return family.InstanceVerdict{Outcome: family.Unresolved}
+	if ts := r.TestsStatus; ts != nil {
+		v.Tests = map[string]family.TestGroup{}
+		for name, g := range map[string]Results{"FAIL_TO_PASS": ts.FailToPass, "PASS_TO_PASS": ts.PassToPass, "FAIL_TO_FAIL": ts.FailToFail, "PASS_TO_FAIL": ts.PassToFail} {
+			if len(g.Success)+len(g.Failure) > 0 || name == "FAIL_TO_PASS" || name == "PASS_TO_PASS" {
+				v.Tests[name] = family.Group(g.Success, g.Failure)
+			}
+		}
+	}
+	return v
 }

@@ -925,7 +925,7 @@
         pre, d.problem.length > 900 || d.problem.split('\n').length > 16 ? h('button', { class: 'btn', style: { marginTop: '6px' }, onclick: (e) => { pre.classList.toggle('open'); e.target.textContent = pre.classList.contains('open') ? 'Collapse' : 'Show all'; }, text: 'Show all' }) : null));
     }
     pane.appendChild(h('div', { class: 'card', id: 'patch' }, h('div', { class: 'sec-title' }, h('h2', { text: 'Patch' }), h('small', { text: d.patch ? (d.patch_source || '') + ' · ' + d.patch.split('\n').length + ' lines' : '' })),
-      d.patch ? diffEl(d.patch) : h('p', { class: 'empty-note', text: 'No patch was submitted.' })));
+      d.patch ? diffEl(d.patch) : h('p', { class: 'empty-note', text: d.verdict === 'empty_patch' || d.verdict === 'not_submitted' ? 'No patch was submitted.' : 'This input holds no patch.' })));
     pane.appendChild(trajectoryCard(d));
     if (d.eval && d.eval.test_output) {
       pane.appendChild(h('div', { class: 'card' }, h('details', null, h('summary', null, h('b', { text: 'Test output' }), h('span', { class: 'hint', text: '  ' + fmtInt(d.eval.test_output_bytes) + ' bytes' + (d.eval.test_output_elided ? ', ' + fmtInt(d.eval.test_output_elided) + ' left out in the middle' : '') })),
@@ -943,7 +943,9 @@
       card.appendChild(h('p', { class: 'empty-note', text: e.applied ? 'The test log held no usable results.' : 'No test results: the patch did not apply or the evaluation failed.' }));
       return card;
     }
-    const groups = ['FAIL_TO_PASS', 'PASS_TO_PASS', 'FAIL_TO_FAIL', 'PASS_TO_FAIL'].filter((g) => e.tests[g]);
+    const known = ['FAIL_TO_PASS', 'PASS_TO_PASS', 'FAIL_TO_FAIL', 'PASS_TO_FAIL'];
+    // other dataset families' groups (SWE-PolyBench's one "tests" list) after SWE-bench's
+    const groups = known.filter((g) => e.tests[g]).concat(Object.keys(e.tests).filter((g) => !known.includes(g)).sort());
     const wrap = h('div', { class: 'tests' + (groups.length === 1 ? ' one' : '') });
     for (const g of groups) {
       const t = e.tests[g];
