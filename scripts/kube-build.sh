@@ -6,8 +6,8 @@
 #
 # Cached: the binaries go to $SWEBENCH_KUBE_CACHE/<version>-<key>/bin, where key is a sha256
 # of the version, the Go version, GOOS/GOARCH and the ldflags; a complete directory with that key
-# is reused as is (about 0 s). A cold build takes 5-11 minutes of both cores here (more when
-# other builds share them).
+# is reused as is (about 0 s). A cold build takes about 4 minutes of both cores on an idle
+# machine here; on a machine busy with other work far longer (104 minutes at a load of 25-30).
 #
 # Usage: scripts/kube-build.sh
 # Environment: SWEBENCH_KUBE_VERSION (default v1.34.4), SWEBENCH_KUBE_CACHE (default
@@ -110,7 +110,7 @@ rm -rf "$tmp"
 mkdir -p "$tmp/bin"
 pkgs=()
 for c in "${components[@]}"; do pkgs+=("k8s.io/kubernetes/cmd/$c"); done
-log "building ${components[*]} $KUBE_VERSION with $go_version (5-18 minutes cold; log: $mod/build.log)"
+log "building ${components[*]} $KUBE_VERSION with $go_version (about 4 minutes cold on 2 idle cores, more under load; log: $mod/build.log)"
 nice -n 5 "$GO" build -trimpath -ldflags "$ldflags" -o "$tmp/bin/" "${pkgs[@]}" >"$mod/build.log" 2>&1 || {
 	tail -n 30 "$mod/build.log" >&2
 	die "building Kubernetes $KUBE_VERSION failed (log: $mod/build.log)"

@@ -9,7 +9,7 @@
 #   1. installs from Debian what is missing (etcd-server, containernetworking-plugins,
 #      conntrack, socat, containerd, runc, openssl, gcc, libc6-dev, curl, iptables);
 #   2. builds kube-apiserver, kube-controller-manager, kube-scheduler, kubelet and kubectl
-#      (scripts/kube-build.sh; cached outside the repository, 5-11 min cold here, 0 s warm);
+#      (scripts/kube-build.sh; cached outside the repository, about 4 min cold on an idle 2-core machine, 0 s warm);
 #   3. generates a CA, certificates and kubeconfigs (fresh on every start);
 #   4. starts its own containerd (own root, state and socket; the Docker engine and its
 #      containerd are not touched), etcd (data on a tmpfs), the control plane and the kubelet;

@@ -1,7 +1,7 @@
 // Package kubetest gives tests a real Kubernetes cluster: the one $KUBECONFIG names, or the
 // project's single-node test cluster (scripts/kube-up.sh, docs/kubernetes-test-cluster.md) when
 // it is up. Tests never start, restart or stop a cluster: starting one can mean building
-// Kubernetes (about 25 minutes on a new machine), which does not belong under go test's timeout,
+// Kubernetes (about 5 minutes on a new, idle machine), which does not belong under go test's timeout,
 // and test binaries run at once share the cluster, so none of them may replace it under the
 // others. `make kube-up` starts it; scripts/test.sh starts it before the tests when
 // SWEBENCH_RUN_KUBE=1 asks for it (and .ci/run does), and stops what it started at its end.
@@ -40,7 +40,7 @@ type Env struct {
 const BaseImage = "swebench-run/base:bookworm"
 
 // StartHint is what a person reads when the Kubernetes tests skip.
-const StartHint = "start the test cluster with `make kube-up` (as root; the first start builds Kubernetes from the Go module proxy, about 25 minutes on 2 cores, then about 10 s), or run `SWEBENCH_RUN_KUBE=1 make test`"
+const StartHint = "start the test cluster with `make kube-up` (as root; the first start builds Kubernetes from the Go module proxy, about 5 minutes on an idle 2-core machine, then about 10 s), or run `SWEBENCH_RUN_KUBE=1 make test`"
 
 var (
 	once     sync.Once
