@@ -567,9 +567,12 @@ start_cluster() {
 
 # --- main ----------------------------------------------------------------------------------
 if ((status_only)); then
-	# Exit status only: 0 when the cluster is up and healthy (nothing is started or changed).
-	[[ -f $KUBE_DIR/bin-dir ]] && healthy
-	exit
+	# Exit status only: 0 when the cluster is up and healthy (nothing is started or changed). A
+	# cluster that is not up but whose processes of an earlier start still run is named.
+	[[ -f $KUBE_DIR/bin-dir ]] && healthy && exit 0
+	left=$(strays | awk '{printf "%s%s (%s)", (NR > 1 ? ", " : ""), $2, $1}')
+	[[ -z $left ]] || log "not up, but processes of an earlier start that crashed or was killed hold $KUBE_DIR: $left (scripts/kube-down.sh stops them; kube-up.sh does before it starts)"
+	exit 1
 fi
 install_missing
 ensure_docker_images
