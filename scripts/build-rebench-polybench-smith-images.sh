@@ -58,6 +58,9 @@ trap cleanup EXIT
 init_repo() { # DIR MESSAGE DATASET
 	local want
 	want=$(grep -o '"base_commit": *"[0-9a-f]*"' "$3" | head -n1 | grep -o '[0-9a-f]\{40\}') || die "$3 names no base_commit"
+	# the script goes into the image's input hash: it names the dataset relative to the checkout,
+	# so that every clone of the repository computes the same hash
+	set -- "$1" "$2" "${3#"$root"/}"
 	printf '%s\n' "set -euo pipefail
 find $1 -type d -exec chmod 0755 {} +
 find $1 -type f -exec chmod 0644 {} +
