@@ -195,6 +195,12 @@ func TestProEndToEnd(t *testing.T) {
 		if pages, _ := filepath.Glob(filepath.Join(site, "data", "i", "*", id+".js")); len(pages) != 2 {
 			t.Errorf("report: %d instance pages of %s, want one per input", len(pages), id)
 		}
+		// The run's page lists the tests of the instance's output.json: all passed when resolved.
+		page := readReportPage(t, site, 0, id)
+		g := page.Eval.Tests["tests"]
+		if !page.Eval.HasTests || len(g.Success) == 0 || (id == proResolved) != (len(g.Failure) == 0) {
+			t.Errorf("report page of %s: %+v", id, page)
+		}
 	}
 }
 

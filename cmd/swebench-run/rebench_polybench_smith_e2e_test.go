@@ -2,13 +2,10 @@ package main
 
 import (
 	"bytes"
-	"compress/gzip"
-	"encoding/base64"
 	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -278,29 +275,7 @@ func TestPolyBenchPublishedSubmission(t *testing.T) {
 		t.Errorf("report: %d instance pages, want 382 (%v)", len(pages), err)
 	}
 	// An instance page shows the tests the harness's result lists.
-	var page struct {
-		Verdict string `json:"verdict"`
-		Eval    struct {
-			HasTests bool `json:"has_tests"`
-			Tests    map[string]struct{ Success, Failure []string }
-		} `json:"eval"`
-	}
-	raw := readFileT(t, filepath.Join(site, "data", "i", "0", "Significant-Gravitas__AutoGPT-4652.js"))
-	m := regexp.MustCompile(`"([A-Za-z0-9+/=]+)"\);`).FindSubmatch(raw)
-	if m == nil {
-		t.Fatalf("instance page: %.200s", raw)
-	}
-	z, err := base64.StdEncoding.DecodeString(string(m[1]))
-	if err != nil {
-		t.Fatal(err)
-	}
-	zr, err := gzip.NewReader(bytes.NewReader(z))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := json.NewDecoder(zr).Decode(&page); err != nil {
-		t.Fatal(err)
-	}
+	page := readReportPage(t, site, 0, "Significant-Gravitas__AutoGPT-4652")
 	if g := page.Eval.Tests["tests"]; page.Verdict != "unresolved" || !page.Eval.HasTests || len(g.Success) != 0 ||
 		len(g.Failure) != 1 || g.Failure[0] != "tests/unit/test_message_history.py:None:test_message_history_batch_summary" {
 		t.Errorf("instance page: %+v, want the one failed test of its _result.json", page)

@@ -1,6 +1,7 @@
 package pro
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -52,12 +53,39 @@ func folderVerdicts(dir string, res map[string]bool) family.FolderVerdicts {
 		v := family.InstanceVerdict{Outcome: family.Unresolved}
 		if res[id] {
 			v.Outcome = family.Resolved
-		} else if fi, err := os.Stat(filepath.Join(dir, id)); err == nil && fi.IsDir() {
-			if outs, _ := filepath.Glob(filepath.Join(dir, id, "*"+outputSuffix)); len(outs) == 0 {
+		}
+		if fi, err := os.Stat(filepath.Join(dir, id)); err == nil && fi.IsDir() {
+			outs, _ := filepath.Glob(filepath.Join(dir, id, "*"+outputSuffix))
+			if len(outs) == 0 && !res[id] {
 				v = family.InstanceVerdict{Outcome: family.Error, Detail: "no " + outputSuffix[1:] + ": the tests or the parser failed (see the instance's stdout and stderr logs)"}
+			}
+			if len(outs) == 1 {
+				v.Tests = outputTests(outs[0])
 			}
 		}
 		fv.Verdicts[id] = v
 	}
 	return fv
+}
+
+// outputTests are the tests of an instance's output.json, passed (status PASSED) or not, as one
+// group; nil when the file cannot be read.
+func outputTests(path string) map[string]family.TestGroup {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil
+	}
+	var out Output
+	if json.Unmarshal(data, &out) != nil || len(out.Tests) == 0 {
+		return nil
+	}
+	var passed, failed []string
+	for _, t := range out.Tests {
+		if t.Status == "PASSED" {
+			passed = append(passed, t.Name)
+		} else {
+			failed = append(failed, t.Name)
+		}
+	}
+	return map[string]family.TestGroup{"tests": family.Group(passed, failed)}
 }
