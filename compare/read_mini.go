@@ -61,7 +61,7 @@ func readMini(dir, logsDir string) (*Run, error) {
 			r.Model = p.ModelNameOrPath
 		}
 		if v, detail, ok := folder.verdict(id); ok {
-			in.Verdict, in.Detail, in.Tests = v, detail, folder.family[id].Tests
+			in.Verdict, in.Detail, in.Tests, in.Log = v, detail, folder.family[id].Tests, folder.family[id].Log
 		} else if p.Empty() {
 			in.Verdict = EmptyPatch
 		} else {

@@ -184,7 +184,7 @@ func readFamilyFile(path string, data []byte) (*Run, bool, error) {
 	r := &Run{Path: path, Kind: KindFamilyReport}
 	m := map[string]*Instance{}
 	for id, v := range fv.Verdicts {
-		m[id] = &Instance{Verdict: familyVerdict(v), Detail: v.Detail, Tests: v.Tests}
+		m[id] = &Instance{Verdict: familyVerdict(v), Detail: v.Detail, Tests: v.Tests, Log: v.Log}
 	}
 	r.Instances = instancesFrom(m)
 	return r, true, nil
@@ -348,7 +348,7 @@ func readReportDir(dir string) (*Run, error) {
 	}
 	for _, id := range f.instanceIDs() {
 		v, detail, _ := f.verdict(id)
-		r.Instances = append(r.Instances, Instance{ID: id, Verdict: v, Detail: detail, Tests: f.family[id].Tests})
+		r.Instances = append(r.Instances, Instance{ID: id, Verdict: v, Detail: detail, Tests: f.family[id].Tests, Log: f.family[id].Log})
 	}
 	return r, nil
 }

@@ -90,7 +90,7 @@ func readRunDir(dir, evalDir string, opts ReadOptions) (*Run, error) {
 			continue
 		}
 		if v, detail, ok := folder.verdict(id); ok {
-			in.Verdict, in.Detail, in.Tests = v, detail, folder.family[id].Tests
+			in.Verdict, in.Detail, in.Tests, in.Log = v, detail, folder.family[id].Tests, folder.family[id].Log
 			if reason := rep.reason(id); v == Error && reason != "" {
 				in.Detail = reason
 			}
@@ -120,7 +120,7 @@ func readRunDir(dir, evalDir string, opts ReadOptions) (*Run, error) {
 	for id := range folder.family {
 		if _, ok := m[id]; !ok {
 			v, detail, _ := folder.verdict(id)
-			m[id] = &Instance{Verdict: v, Detail: detail, Tests: folder.family[id].Tests}
+			m[id] = &Instance{Verdict: v, Detail: detail, Tests: folder.family[id].Tests, Log: folder.family[id].Log}
 		}
 	}
 	for id, v := range lists {

@@ -62,6 +62,7 @@ type Instance struct {
 	// Tests are the test lists of another dataset family's verdict file, by its groups, when it
 	// lists them (family.InstanceVerdict.Tests); SWE-bench's reports are read by the report itself.
 	Tests map[string]family.TestGroup
+	Log   string // that verdict file's test output, when its folder holds one (family.InstanceVerdict.Log)
 }
 
 // Tokens counts model tokens.

@@ -8,6 +8,9 @@ type InstanceVerdict struct {
 	// PASS_TO_PASS, …, or "tests" when it does not group them); nil when it lists none. The
 	// report shows them on the instance's page.
 	Tests map[string]TestGroup
+	// Log is the file holding the output of the instance's test run, when the folder has one
+	// (the report shows it as the test output).
+	Log string
 }
 
 // TestGroup is one group of tests of a verdict file: those that passed and those that failed.

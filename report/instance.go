@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"path/filepath"
 	"strings"
 	"unicode/utf8"
 
@@ -99,6 +100,20 @@ type evalData struct {
 	Bytes    int               `json:"test_output_bytes,omitempty"`
 	Extra    map[string]string `json:"extra,omitempty"`
 	Layout   string            `json:"layout,omitempty"` // the layout report.json was read in (eval.ReportLayout)
+	// OutputFile names the file Output comes from when it is not test_output.txt (another
+	// dataset family's log).
+	OutputFile string `json:"test_output_file,omitempty"`
+}
+
+// readOutput reads the test output at p into e, clipped, secrets redacted.
+func (e *evalData) readOutput(p string, red *Redactor) {
+	data, err := os.ReadFile(p)
+	if err != nil {
+		return
+	}
+	s := red.Text(toValidUTF8(string(data)))
+	e.Bytes = len(data)
+	e.Output, e.Elided = clip(s, maxTestOutput, maxTestOutput/6)
 }
 
 type tests struct {
@@ -172,13 +187,15 @@ func (r *Report) instance(k int, id string) (*instanceData, string, error) {
 		if d.Eval == nil {
 			d.Eval = &evalData{}
 		}
-		data, err := os.ReadFile(p)
-		if err == nil {
-			s := red.Text(toValidUTF8(string(data)))
-			d.Eval.Bytes = len(data)
-			d.Eval.Output, d.Eval.Elided = clip(s, maxTestOutput, maxTestOutput/6)
-		}
+		d.Eval.readOutput(p, red)
 		d.Files["test_output.txt"] = fileSize(p)
+	} else if in.Log != "" {
+		// another dataset family's test output (Multi-SWE-bench's fix-patch-run.log, …)
+		if d.Eval == nil {
+			d.Eval = &evalData{Resolved: in.Verdict == compare.Resolved, Applied: true, Exists: true}
+		}
+		d.Eval.OutputFile = filepath.Base(in.Log)
+		d.Eval.readOutput(in.Log, red)
 	}
 	if p := rd.evalPath(id, "patch.diff"); p != "" {
 		if d.Patch == "" {

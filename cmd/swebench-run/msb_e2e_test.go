@@ -144,4 +144,12 @@ func TestMultiSWEbenchEndToEnd(t *testing.T) {
 	if err != nil || !strings.Contains(string(summary), unresolved) || !strings.Contains(string(summary), resolved) {
 		t.Errorf("the report's data/summary.js (%v) does not list both instances", err)
 	}
+	// The instance pages show the harness's test output: the fix run's log.
+	for _, id := range []string{resolved, unresolved} {
+		log := string(readFileT(t, filepath.Join(evalDir, id, "fix-patch-run.log")))
+		page := readReportPage(t, site, 0, id)
+		if page.Eval.OutputFile != "fix-patch-run.log" || page.Eval.Output == "" || !strings.HasPrefix(log, page.Eval.Output[:min(len(page.Eval.Output), 200)]) {
+			t.Errorf("report page of %s: test output %q from %q, want the start of fix-patch-run.log", id, page.Eval.Output, page.Eval.OutputFile)
+		}
+	}
 }

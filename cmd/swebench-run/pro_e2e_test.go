@@ -198,7 +198,7 @@ func TestProEndToEnd(t *testing.T) {
 		// The run's page lists the tests of the instance's output.json: all passed when resolved.
 		page := readReportPage(t, site, 0, id)
 		g := page.Eval.Tests["tests"]
-		if !page.Eval.HasTests || len(g.Success) == 0 || (id == proResolved) != (len(g.Failure) == 0) {
+		if !page.Eval.HasTests || len(g.Success) == 0 || (id == proResolved) != (len(g.Failure) == 0) || !strings.HasSuffix(page.Eval.OutputFile, "_stdout.log") {
 			t.Errorf("report page of %s: %+v", id, page)
 		}
 	}

@@ -15,8 +15,10 @@ import (
 type reportPage struct {
 	Verdict string `json:"verdict"`
 	Eval    struct {
-		HasTests bool `json:"has_tests"`
-		Tests    map[string]struct{ Success, Failure []string }
+		HasTests   bool `json:"has_tests"`
+		Tests      map[string]struct{ Success, Failure []string }
+		Output     string `json:"test_output"`
+		OutputFile string `json:"test_output_file"`
 	} `json:"eval"`
 }
 

@@ -358,12 +358,25 @@ func (reports) ReadReportFile(path string, data []byte) (family.FolderVerdicts, 
 	return fv, true, nil
 }
 
-// ReadEvalFolder implements family.ReportReader: an evaluation folder with final_report.json.
+// ReadEvalFolder implements family.ReportReader: an evaluation folder with final_report.json;
+// an instance's fix-patch-run.log is its test output.
 func (r reports) ReadEvalFolder(dir string) (family.FolderVerdicts, bool, error) {
 	p := filepath.Join(dir, finalReport)
 	data, err := os.ReadFile(p)
 	if err != nil {
 		return family.FolderVerdicts{}, false, nil
 	}
-	return r.ReadReportFile(p, data)
+	fv, ok, err := r.ReadReportFile(p, data)
+	for id, v := range fv.Verdicts {
+		if log := filepath.Join(dir, id, fixLogFile); fileExists(log) {
+			v.Log = log
+			fv.Verdicts[id] = v
+		}
+	}
+	return fv, ok, err
+}
+
+func fileExists(p string) bool {
+	fi, err := os.Stat(p)
+	return err == nil && fi.Mode().IsRegular()
 }

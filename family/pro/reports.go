@@ -62,6 +62,9 @@ func folderVerdicts(dir string, res map[string]bool) family.FolderVerdicts {
 			if len(outs) == 1 {
 				v.Tests = outputTests(outs[0])
 			}
+			if logs, _ := filepath.Glob(filepath.Join(dir, id, "*"+stdoutSuffix)); len(logs) == 1 {
+				v.Log = logs[0]
+			}
 		}
 		fv.Verdicts[id] = v
 	}

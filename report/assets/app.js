@@ -928,7 +928,7 @@
       d.patch ? diffEl(d.patch) : h('p', { class: 'empty-note', text: d.verdict === 'empty_patch' || d.verdict === 'not_submitted' ? 'No patch was submitted.' : 'This input holds no patch.' })));
     pane.appendChild(trajectoryCard(d));
     if (d.eval && d.eval.test_output) {
-      pane.appendChild(h('div', { class: 'card' }, h('details', null, h('summary', null, h('b', { text: 'Test output' }), h('span', { class: 'hint', text: '  ' + fmtInt(d.eval.test_output_bytes) + ' bytes' + (d.eval.test_output_elided ? ', ' + fmtInt(d.eval.test_output_elided) + ' left out in the middle' : '') })),
+      pane.appendChild(h('div', { class: 'card' }, h('details', null, h('summary', null, h('b', { text: 'Test output' + (d.eval.test_output_file ? ' · ' + d.eval.test_output_file : '') }), h('span', { class: 'hint', text: '  ' + fmtInt(d.eval.test_output_bytes) + ' bytes' + (d.eval.test_output_elided ? ', ' + fmtInt(d.eval.test_output_elided) + ' left out in the middle' : '') })),
         h('pre', { class: 'out', style: { borderTop: '1px solid var(--line2)', borderRadius: '6px', marginTop: '8px', maxHeight: '700px' }, text: d.eval.test_output }))));
     }
     if (d.config) {
@@ -940,7 +940,7 @@
     const card = h('div', { class: 'card', id: 'verdict' }, h('div', { class: 'sec-title' }, h('h2', { text: 'Evaluation' }),
       h('small', { text: (e.patch_exists === false ? 'no patch · ' : '') + (e.applied ? 'patch applied' : 'patch not applied') + (e.layout ? ' · report.json in the ' + e.layout + ' layout' : '') })));
     if (!e.has_tests) {
-      card.appendChild(h('p', { class: 'empty-note', text: e.applied ? 'The test log held no usable results.' : 'No test results: the patch did not apply or the evaluation failed.' }));
+      card.appendChild(h('p', { class: 'empty-note', text: e.test_output_file ? 'The harness\'s verdict file lists no tests; its test output (' + e.test_output_file + ') is below.' : e.applied ? 'The test log held no usable results.' : 'No test results: the patch did not apply or the evaluation failed.' }));
       return card;
     }
     const known = ['FAIL_TO_PASS', 'PASS_TO_PASS', 'FAIL_TO_FAIL', 'PASS_TO_FAIL'];
