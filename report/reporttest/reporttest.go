@@ -46,7 +46,17 @@ func Goto(t *testing.T, p *browsertest.Page, hash, cond, what string) {
 // NoConsoleErrors fails the test when the page wrote an error to the console.
 func NoConsoleErrors(t *testing.T, p *browsertest.Page) {
 	t.Helper()
-	if errs := p.Errors(); len(errs) > 0 {
+	var errs []string
+	for _, e := range p.Errors() {
+		// Chromium aborts the requests in flight when the machine's network interfaces change
+		// (other tests' containers come and go): the page's next poll fetches it again.
+		if strings.Contains(e, "net::ERR_NETWORK_CHANGED") {
+			t.Logf("ignored: %s", e)
+			continue
+		}
+		errs = append(errs, e)
+	}
+	if len(errs) > 0 {
 		t.Errorf("the page wrote %d errors to the console:\n%s", len(errs), strings.Join(errs, "\n"))
 	}
 }
