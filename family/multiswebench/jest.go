@@ -3,6 +3,8 @@ package multiswebench
 import (
 	"fmt"
 	"regexp"
+
+	"github.com/swebench-run/swebench-run/internal/pytext"
 )
 
 // jestSuites reads Jest's default reporter with the suite (test file) as context:
@@ -22,8 +24,8 @@ type jestSuites struct {
 func (j jestSuites) parse(log string, _ int) (*TestResult, error) {
 	passed, failed := nameSet{}, nameSet{}
 	suite, haveSuite := "", false
-	for _, line := range pySplitLines(log) {
-		line = pyStrip(line)
+	for _, line := range pytext.SplitLines(log) {
+		line = pytext.Strip(line)
 		if line == "" {
 			continue
 		}
@@ -54,18 +56,18 @@ func (j jestSuites) parse(log string, _ int) (*TestResult, error) {
 var (
 	// anuraghazra/github-readme-stats and iamkun/dayjs: an optional "(12 ms)" after the name.
 	jest = jestSuites{
-		passSuite: pyRe(`^PASS (.+?)(?:\s\(\d*\.?\d+\s*\w+\))?$`),
-		passTest:  pyRe(`^✓ (.+?)(?:\s\(\d*\.?\d+\s*\w+\))?$`),
-		failSuite: pyRe(`^FAIL (.+?)(?:\s\(\d*\.?\d+\s*\w+\))?$`),
-		failTest:  pyRe(`^✕ (.+?)(?:\s\(\d*\.?\d+\s*\w+\))?$`),
+		passSuite: pytext.Re(`^PASS (.+?)(?:\s\(\d*\.?\d+\s*\w+\))?$`),
+		passTest:  pytext.Re(`^✓ (.+?)(?:\s\(\d*\.?\d+\s*\w+\))?$`),
+		failSuite: pytext.Re(`^FAIL (.+?)(?:\s\(\d*\.?\d+\s*\w+\))?$`),
+		failTest:  pytext.Re(`^✕ (.+?)(?:\s\(\d*\.?\d+\s*\w+\))?$`),
 	}
 
 	// darkreader/darkreader: a suite is one word, and anything in parentheses after a name is
 	// dropped.
 	jestDarkreader = jestSuites{
-		passSuite: pyRe(`^PASS (\S+)(\s*\(.+\))?$`),
-		passTest:  pyRe(`^✓ (.+?)(\s+\(.+\))?$`),
-		failSuite: pyRe(`^FAIL (\S+)(\s*\(.+\))?$`),
-		failTest:  pyRe(`^✕ (.+?)(\s+\(.+\))?$`),
+		passSuite: pytext.Re(`^PASS (\S+)(\s*\(.+\))?$`),
+		passTest:  pytext.Re(`^✓ (.+?)(\s+\(.+\))?$`),
+		failSuite: pytext.Re(`^FAIL (\S+)(\s*\(.+\))?$`),
+		failTest:  pytext.Re(`^✕ (.+?)(\s+\(.+\))?$`),
 	}
 )

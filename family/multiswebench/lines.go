@@ -1,6 +1,10 @@
 package multiswebench
 
-import "regexp"
+import (
+	"regexp"
+
+	"github.com/swebench-run/swebench-run/internal/pytext"
+)
 
 // lineRules is the parse_log most repositories share: every line of the log (Python's
 // splitlines), stripped (and lowered, for some), is tried against each pattern with Python's
@@ -14,8 +18,8 @@ type lineRules struct {
 
 func (l lineRules) parse(log string, _ int) (*TestResult, error) {
 	passed, failed, skipped := nameSet{}, nameSet{}, nameSet{}
-	for _, line := range pySplitLines(log) {
-		line = pyStrip(line)
+	for _, line := range pytext.SplitLines(log) {
+		line = pytext.Strip(line)
 		if l.lower {
 			line = pyLower(line)
 		}
@@ -36,7 +40,7 @@ func (l lineRules) parse(log string, _ int) (*TestResult, error) {
 func res(patterns ...string) []*regexp.Regexp {
 	out := make([]*regexp.Regexp, len(patterns))
 	for i, p := range patterns {
-		out[i] = pyRe(p)
+		out[i] = pytext.Re(p)
 	}
 	return out
 }

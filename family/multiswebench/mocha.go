@@ -7,6 +7,8 @@ import (
 	"math/big"
 	"strings"
 	"unicode"
+
+	"github.com/swebench-run/swebench-run/internal/pytext"
 )
 
 // mochaJSON reads Mocha's JSON reporter ("--reporter json"): every JSON object found in the log
@@ -23,9 +25,9 @@ type mochaJSON struct {
 
 var (
 	// expressjs/express: "=====" banner lines and "Writing ..." lines are blanked first.
-	expressBanner = pyRe(`(?m)^(=+|Writing .*)$`)
+	expressBanner = pytext.Re(`(?m)^(=+|Writing .*)$`)
 	// mui/material-ui: the log is read from "Building new" on, without yarn's exit line.
-	yarnFailed = pyRe(`error Command failed with exit code \d+\.`)
+	yarnFailed = pytext.Re(`error Command failed with exit code \d+\.`)
 )
 
 func (m mochaJSON) parse(log string, _ int) (*TestResult, error) {
@@ -221,7 +223,7 @@ func pyIntField(v any) error {
 // pyIntString is Python's int(s) for a string: surrounding whitespace, a sign, decimal digits
 // (any script) with single underscores between them.
 func pyIntString(s string) (*big.Int, bool) {
-	s = pyStrip(s)
+	s = pytext.Strip(s)
 	neg := false
 	if s != "" && (s[0] == '+' || s[0] == '-') {
 		neg = s[0] == '-'

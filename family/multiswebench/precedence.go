@@ -3,6 +3,8 @@ package multiswebench
 import (
 	"regexp"
 	"strings"
+
+	"github.com/swebench-run/swebench-run/internal/pytext"
 )
 
 // precedenceRules is the parse_log of Gradle and go test logs, where a test reported more than
@@ -40,9 +42,9 @@ func (p precedenceRules) parse(log string, _ int) (*TestResult, error) {
 		}
 		return n
 	}
-	for _, line := range pySplitLines(log) {
+	for _, line := range pytext.SplitLines(log) {
 		if p.strip {
-			line = pyStrip(line)
+			line = pytext.Strip(line)
 		}
 		for _, re := range p.pass {
 			if g := pyMatch(re, line); g != nil {

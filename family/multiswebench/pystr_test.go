@@ -3,6 +3,8 @@ package multiswebench
 import (
 	"reflect"
 	"testing"
+
+	"github.com/swebench-run/swebench-run/internal/pytext"
 )
 
 // Expected values are what CPython 3.11 returns for the same calls.
@@ -17,14 +19,14 @@ func TestPySplitLines(t *testing.T) {
 		{"\n\nx", []string{"", "", "x"}},
 		{"no break", []string{"no break"}},
 	} {
-		if got := pySplitLines(c.in); !reflect.DeepEqual(got, c.want) {
-			t.Errorf("pySplitLines(%q) = %q, want %q", c.in, got, c.want)
+		if got := pytext.SplitLines(c.in); !reflect.DeepEqual(got, c.want) {
+			t.Errorf("pytext.SplitLines(%q) = %q, want %q", c.in, got, c.want)
 		}
 	}
 }
 
 func TestPyStripAndLower(t *testing.T) {
-	if got := pyStrip("\x1c\u00a0 x \t\x1f"); got != "x" {
+	if got := pytext.Strip("\x1c\u00a0 x \t\x1f"); got != "x" {
 		t.Errorf("pyStrip = %q", got)
 	}
 	if got := pyLower("İSTANBUL ΟΔΟΣ"); got != "i̇stanbul οδος" {

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+
+	"github.com/swebench-run/swebench-run/internal/pytext"
 )
 
 // The Python repositories of Multi-SWE-bench mini (SWE-bench instances in Multi-SWE-bench's
@@ -64,8 +66,8 @@ type pytestLines struct {
 }
 
 var (
-	pytestOption = pyRe(`(.*?)\[(.*)\]`)
-	pytestColour = pyRe(`\[(\d+)m`)
+	pytestOption = pytext.Re(`(.*?)\[(.*)\]`)
+	pytestColour = pytext.Re(`\[(\d+)m`)
 )
 
 func (p pytestLines) parse(log string, _ int) (*TestResult, error) {
@@ -89,7 +91,7 @@ func (p pytestLines) parse(log string, _ int) (*TestResult, error) {
 			if strings.HasPrefix(line, "FAILED") {
 				line = strings.ReplaceAll(line, " - ", " ")
 			}
-			tc := pyFields(line)
+			tc := pytext.Fields(line)
 			if len(tc) <= 1 {
 				continue
 			}
@@ -105,7 +107,7 @@ func (p pytestLines) parse(log string, _ int) (*TestResult, error) {
 			}
 			m[name] = tc[0]
 		case p.escapes && endsWithStatus(line):
-			if tc := pyFields(line); len(tc) >= 2 {
+			if tc := pytext.Fields(line); len(tc) >= 2 {
 				m[tc[0]] = tc[1]
 			}
 		}
@@ -119,9 +121,9 @@ type djangoRunner struct{}
 
 var (
 	djangoSplit = []*regexp.Regexp{
-		pyRe(`(?m)^(.*?)\s\.\.\.\sTesting against Django installed in ((?s:.*?)) silenced\)\.\nok$`),
-		pyRe(`(?m)^(.*?)\s\.\.\.\sInternal Server Error: /(.*)/\nok$`),
-		pyRe(`(?m)^(.*?)\s\.\.\.\sSystem check identified no issues \(0 silenced\)\nok$`),
+		pytext.Re(`(?m)^(.*?)\s\.\.\.\sTesting against Django installed in ((?s:.*?)) silenced\)\.\nok$`),
+		pytext.Re(`(?m)^(.*?)\s\.\.\.\sInternal Server Error: /(.*)/\nok$`),
+		pytext.Re(`(?m)^(.*?)\s\.\.\.\sSystem check identified no issues \(0 silenced\)\nok$`),
 	}
 )
 
@@ -129,7 +131,7 @@ func (djangoRunner) parse(log string, _ int) (*TestResult, error) {
 	m := statusMap{}
 	prev, havePrev := "", false
 	for _, line := range strings.Split(log, "\n") {
-		line = pyStrip(line)
+		line = pytext.Strip(line)
 		if strings.Contains(line, "--version is equivalent to version") {
 			m["--version is equivalent to version"] = "PASSED"
 		}
@@ -138,9 +140,9 @@ func (djangoRunner) parse(log string, _ int) (*TestResult, error) {
 		}
 		for _, suffix := range []string{" ... ok", " ... OK", " ...  OK"} {
 			if strings.HasSuffix(line, suffix) {
-				if strings.HasPrefix(pyStrip(line), "Applying sites.0002_alter_domain_unique...test_no_migrations") {
+				if strings.HasPrefix(pytext.Strip(line), "Applying sites.0002_alter_domain_unique...test_no_migrations") {
 					parts := strings.SplitN(line, "...", 2)
-					line = pyStrip(parts[len(parts)-1])
+					line = pytext.Strip(parts[len(parts)-1])
 				}
 				test := line
 				if i := strings.LastIndex(line, suffix); i >= 0 {
@@ -157,23 +159,23 @@ func (djangoRunner) parse(log string, _ int) (*TestResult, error) {
 			m[strings.SplitN(line, " ... FAIL", 2)[0]] = "FAILED"
 		}
 		if strings.HasPrefix(line, "FAIL:") {
-			f := pyFields(line)
+			f := pytext.Fields(line)
 			if len(f) < 2 {
 				return nil, fmt.Errorf("list index out of range: a %q line without a test name", line)
 			}
-			m[pyStrip(f[1])] = "FAILED"
+			m[pytext.Strip(f[1])] = "FAILED"
 		}
 		if strings.HasSuffix(line, " ... ERROR") {
 			m[strings.SplitN(line, " ... ERROR", 2)[0]] = "ERROR"
 		}
 		if strings.HasPrefix(line, "ERROR:") {
-			f := pyFields(line)
+			f := pytext.Fields(line)
 			if len(f) < 2 {
 				return nil, fmt.Errorf("list index out of range: a %q line without a test name", line)
 			}
-			m[pyStrip(f[1])] = "ERROR"
+			m[pytext.Strip(f[1])] = "ERROR"
 		}
-		if strings.HasPrefix(strings.TrimLeftFunc(line, pyIsSpace), "ok") && havePrev {
+		if strings.HasPrefix(strings.TrimLeftFunc(line, pytext.IsSpace), "ok") && havePrev {
 			m[prev] = "PASSED"
 		}
 	}
@@ -198,13 +200,13 @@ func (seabornLines) parse(log string, _ int) (*TestResult, error) {
 	for _, line := range strings.Split(log, "\n") {
 		switch {
 		case strings.HasPrefix(line, "FAILED"):
-			f := pyFields(line)
+			f := pytext.Fields(line)
 			if len(f) < 2 {
 				return nil, short(line)
 			}
 			m[f[1]] = "FAILED"
 		case strings.Contains(line, " PASSED "):
-			f := pyFields(line)
+			f := pytext.Fields(line)
 			if len(f) < 2 {
 				return nil, short(line)
 			}
@@ -212,7 +214,7 @@ func (seabornLines) parse(log string, _ int) (*TestResult, error) {
 				m[f[0]] = "PASSED"
 			}
 		case strings.HasPrefix(line, "PASSED"):
-			f := pyFields(line)
+			f := pytext.Fields(line)
 			if len(f) < 2 {
 				return nil, short(line)
 			}
@@ -226,7 +228,7 @@ func (seabornLines) parse(log string, _ int) (*TestResult, error) {
 // "____ sympy/x/tests/test_y.py:test_z ____" headers of failures.
 type sympyRunner struct{}
 
-var sympyFailureHeader = pyRe(`(_*) (.*)\.py:(.*) (_*)`)
+var sympyFailureHeader = pytext.Re(`(_*) (.*)\.py:(.*) (_*)`)
 
 func (sympyRunner) parse(log string, _ int) (*TestResult, error) {
 	m := statusMap{}
@@ -234,11 +236,11 @@ func (sympyRunner) parse(log string, _ int) (*TestResult, error) {
 		m[g[2]+".py:"+g[3]] = "FAILED"
 	}
 	for _, line := range strings.Split(log, "\n") {
-		line = pyStrip(line)
+		line = pytext.Strip(line)
 		if !strings.HasPrefix(line, "test_") {
 			continue
 		}
-		name := pyFields(line)[0]
+		name := pytext.Fields(line)[0]
 		if strings.HasSuffix(line, " E") {
 			m[name] = "ERROR"
 		}

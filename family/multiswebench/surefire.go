@@ -4,6 +4,8 @@ import (
 	"math/big"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/swebench-run/swebench-run/internal/pytext"
 )
 
 // Maven Surefire prints one line per test class:
@@ -37,8 +39,8 @@ type surefireSummary struct {
 }
 
 var (
-	surefireLine = pyRe(`Tests run: (\d+), Failures: (\d+), Errors: (\d+), Skipped: (\d+), Time elapsed: [\d.]+ .+? in (.+)`)
-	mavenANSI    = pyRe(`\x1B\[[0-?9;]*[mK]`)
+	surefireLine = pytext.Re(`Tests run: (\d+), Failures: (\d+), Errors: (\d+), Skipped: (\d+), Time elapsed: [\d.]+ .+? in (.+)`)
+	mavenANSI    = pytext.Re(`\x1B\[[0-?9;]*[mK]`)
 )
 
 func (s surefireSummary) parse(log string, _ int) (*TestResult, error) {
@@ -46,7 +48,7 @@ func (s surefireSummary) parse(log string, _ int) (*TestResult, error) {
 		log = mavenANSI.ReplaceAllString(log, "")
 	}
 	passed, failed, skipped := nameSet{}, nameSet{}, nameSet{}
-	for _, line := range pySplitLines(log) {
+	for _, line := range pytext.SplitLines(log) {
 		g := surefireLine.FindStringSubmatch(line)
 		if g == nil {
 			continue
@@ -76,7 +78,7 @@ func (s surefireSummary) parse(log string, _ int) (*TestResult, error) {
 // the classes whose summary, right under "Running", ends in "<<< FAILURE!".
 type surefireBlocks struct{}
 
-var surefireBlockFailure = pyRe(`Running (.+?)\nTests run: (\d+), Failures: (\d+), Errors: (\d+), Skipped: (\d+), Time elapsed: [\d\.]+ sec +<<< FAILURE!`)
+var surefireBlockFailure = pytext.Re(`Running (.+?)\nTests run: (\d+), Failures: (\d+), Errors: (\d+), Skipped: (\d+), Time elapsed: [\d\.]+ sec +<<< FAILURE!`)
 
 // findallStart is the position Python's findall(log, re.MULTILINE) starts at (re.MULTILINE is 8).
 const findallStart = 8
@@ -108,7 +110,7 @@ type runningBlock struct {
 // pySpaceAt reports whether the rune at s[i:] is Python's \s, and its size.
 func pySpaceAt(s string, i int) (bool, int) {
 	r, size := utf8.DecodeRuneInString(s[i:])
-	return pyIsSpace(r), size
+	return pytext.IsSpace(r), size
 }
 
 // findRunningBlocks is Python's findall of
@@ -224,4 +226,4 @@ func findRunningBlocks(s string, from int) []runningBlock {
 
 // surefireSummaryTail is the end of gson's expression, from "Tests run:" on, anchored; it has no
 // choices, so Go's match is Python's.
-var surefireSummaryTail = pyRe(`\ATests run:\s*(\d+),\s*Failures:\s*(\d+),\s*Errors:\s*(\d+),\s*Skipped:\s*(\d+),\s*Time elapsed:\s*[\d.]+\s*sec`)
+var surefireSummaryTail = pytext.Re(`\ATests run:\s*(\d+),\s*Failures:\s*(\d+),\s*Errors:\s*(\d+),\s*Skipped:\s*(\d+),\s*Time elapsed:\s*[\d.]+\s*sec`)

@@ -93,7 +93,7 @@ func Re(pattern string) *regexp.Regexp { return regexp.MustCompile(pyre.Translat
 func Int(s string) int {
 	n := 0
 	for _, r := range s {
-		v := digitValue(r)
+		v := DigitValue(r)
 		if v < 0 {
 			return n
 		}
@@ -105,9 +105,9 @@ func Int(s string) int {
 	return n
 }
 
-// digitValue is the value of a Unicode decimal digit, or -1. Unicode lays out decimal digits in
+// DigitValue is the value of a Unicode decimal digit, or -1. Unicode lays out decimal digits in
 // runs of whole sets of ten, each from its zero.
-func digitValue(r rune) int {
+func DigitValue(r rune) int {
 	if r >= '0' && r <= '9' {
 		return int(r - '0')
 	}
