@@ -8,10 +8,10 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
-	"unicode/utf8"
 
 	"github.com/swebench-run/swebench-run/dataset"
 	"github.com/swebench-run/swebench-run/family"
+	"github.com/swebench-run/swebench-run/internal/pytext"
 	"github.com/swebench-run/swebench-run/results"
 )
 
@@ -42,41 +42,8 @@ func (r *InstanceReport) UnmarshalJSON(data []byte) error {
 	return nil
 }
 
-// harnessJSON encodes v the way Python's json.dumps(v, indent=4) does: four-space indentation,
-// no HTML escaping, every non-ASCII character as a \uXXXX escape (ensure_ascii), no final newline.
-func harnessJSON(v any) ([]byte, error) {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	enc.SetIndent("", "    ")
-	if err := enc.Encode(v); err != nil {
-		return nil, err
-	}
-	b := bytes.TrimSuffix(buf.Bytes(), []byte("\n"))
-	return asciiEscape(b), nil
-}
-
-// asciiEscape replaces every non-ASCII character of a JSON text (which Go only puts inside string
-// literals) by its \uXXXX escape, with surrogate pairs beyond the BMP.
-func asciiEscape(b []byte) []byte {
-	out := make([]byte, 0, len(b))
-	for len(b) > 0 {
-		r, size := utf8.DecodeRune(b)
-		if r < utf8.RuneSelf {
-			out = append(out, b[0])
-			b = b[1:]
-			continue
-		}
-		if r > 0xFFFF {
-			r -= 0x10000
-			out = fmt.Appendf(out, `\u%04x\u%04x`, 0xD800+(r>>10), 0xDC00+(r&0x3FF))
-		} else {
-			out = fmt.Appendf(out, `\u%04x`, r)
-		}
-		b = b[size:]
-	}
-	return out
-}
+// harnessJSON encodes v the way Python's json.dumps(v, indent=4) does (ensure_ascii on).
+func harnessJSON(v any) ([]byte, error) { return pytext.JSONDumps(v, 4, true) }
 
 // MarshalReport returns the bytes of report.json as the harness writes them.
 func MarshalReport(r InstanceReport) ([]byte, error) { return harnessJSON(r) }

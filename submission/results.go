@@ -1,7 +1,6 @@
 package submission
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -11,10 +10,10 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/swebench-run/swebench-run/dataset"
 	"github.com/swebench-run/swebench-run/eval"
+	"github.com/swebench-run/swebench-run/internal/pytext"
 )
 
 // Files of results/, as get_results names them.
@@ -185,40 +184,9 @@ func (c *Computed) Write(dir string, write func(path string, data []byte) error)
 	return nil
 }
 
-// pythonJSON encodes v as Python's json.dump(v, indent=2) does for these values: two-space
-// indentation, ", "-free separators ("," at line ends, ": " between key and value), non-ASCII
-// escaped as \uXXXX, no trailing newline. Map keys are sorted.
-func pythonJSON(v any) ([]byte, error) {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	enc.SetIndent("", "  ")
-	if err := enc.Encode(v); err != nil {
-		return nil, err
-	}
-	return asciiOnly(bytes.TrimSuffix(buf.Bytes(), []byte("\n"))), nil
-}
-
-// asciiOnly escapes every non-ASCII character of JSON text as \uXXXX (surrogate pairs above the
-// BMP), as Python's ensure_ascii does; non-ASCII only occurs inside strings.
-func asciiOnly(b []byte) []byte {
-	if !bytes.ContainsFunc(b, func(r rune) bool { return r >= utf8.RuneSelf }) {
-		return b
-	}
-	var out bytes.Buffer
-	for _, r := range string(b) {
-		switch {
-		case r < utf8.RuneSelf:
-			out.WriteRune(r)
-		case r > 0xFFFF:
-			r -= 0x10000
-			fmt.Fprintf(&out, `\u%04x\u%04x`, 0xD800+(r>>10), 0xDC00+(r&0x3FF))
-		default:
-			fmt.Fprintf(&out, `\u%04x`, r)
-		}
-	}
-	return out.Bytes()
-}
+// pythonJSON encodes v as Python's json.dump(v, indent=2) does for these values (ensure_ascii
+// on; map keys sorted).
+func pythonJSON(v any) ([]byte, error) { return pytext.JSONDumps(v, 2, true) }
 
 // Summary is the text get_results prints, which the checklist asks to paste into the pull
 // request and the README: the resolved count and rate over the whole split, then per repository
