@@ -383,6 +383,39 @@ func looksLikeDiff(text string) bool {
 		(diffHeader.MatchString(text) && strings.Contains(text, "@@"))
 }
 
+// startFresh starts the fresh sandbox of inst's image, saying so in ilog. Without a sandbox, res
+// is the instance's result (no image, the start failed) or err the context's end.
+func (e *Evaluator) startFresh(ctx context.Context, inst dataset.Instance, ilog *strings.Builder) (sb Sandbox, res Result, err error) {
+	id := inst.InstanceID
+	image, err := e.opts.Image(inst)
+	if err != nil {
+		fmt.Fprintf(ilog, "No image: %v\n", err)
+		return nil, errorResult(id, KindImageMissing, "%v", err), nil
+	}
+	fmt.Fprintf(ilog, "Starting container from %s\n", image)
+	sb, err = e.opts.Starter.Start(ctx, inst, image)
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, Result{InstanceID: id}, ctx.Err()
+		}
+		fmt.Fprintf(ilog, "Start failed: %v\n", err)
+		if errors.Is(err, ErrImageNotFound) {
+			return nil, errorResult(id, KindImageMissing, "image %s: %v", image, err), nil
+		}
+		return nil, errorResult(id, KindContainer, "start container from %s: %v", image, err), nil
+	}
+	return sb, Result{}, nil
+}
+
+// closeSandbox removes sb, also after ctx ended; a failure is logged (the sweep removes it later).
+func (e *Evaluator) closeSandbox(ctx context.Context, sb Sandbox, id string, attrs ...any) {
+	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), closeTimeout)
+	defer cancel()
+	if err := sb.Close(cctx); err != nil {
+		e.opts.Logger.Warn("container not removed", append([]any{"instance", id, "err", err}, attrs...)...)
+	}
+}
+
 func (e *Evaluator) runInContainer(ctx context.Context, inst dataset.Instance, patch, script, dir string) (Result, error) {
 	id := inst.InstanceID
 	var ilog strings.Builder
@@ -394,30 +427,11 @@ func (e *Evaluator) runInContainer(ctx context.Context, inst dataset.Instance, p
 		fmt.Fprintf(&ilog, "%s: the prediction's model_patch has no diff headers (diff --git / --- / +++ / @@); it is not a patch\n", markerApplyFailed)
 		return errorResult(id, KindNotADiff, "model_patch is not a diff (no diff --git, ---/+++ or @@ headers); first line: %q", firstLine(patch)), nil
 	}
-	image, err := e.opts.Image(inst)
-	if err != nil {
-		fmt.Fprintf(&ilog, "No image: %v\n", err)
-		return errorResult(id, KindImageMissing, "%v", err), nil
+	sb, res, err := e.startFresh(ctx, inst, &ilog)
+	if sb == nil {
+		return res, err
 	}
-	fmt.Fprintf(&ilog, "Starting container from %s\n", image)
-	sb, err := e.opts.Starter.Start(ctx, inst, image)
-	if err != nil {
-		if ctx.Err() != nil {
-			return Result{InstanceID: id}, ctx.Err()
-		}
-		fmt.Fprintf(&ilog, "Start failed: %v\n", err)
-		if errors.Is(err, ErrImageNotFound) {
-			return errorResult(id, KindImageMissing, "image %s: %v", image, err), nil
-		}
-		return errorResult(id, KindContainer, "start container from %s: %v", image, err), nil
-	}
-	defer func() {
-		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), closeTimeout)
-		defer cancel()
-		if err := sb.Close(cctx); err != nil {
-			e.opts.Logger.Warn("container not removed", "instance", id, "err", err)
-		}
-	}()
+	defer e.closeSandbox(ctx, sb, id)
 
 	containerErr := func(step string, err error) (Result, error) {
 		if ctx.Err() != nil {
@@ -482,7 +496,7 @@ func (e *Evaluator) runInContainer(ctx context.Context, inst dataset.Instance, p
 	if err := results.WriteFileAtomic(filepath.Join(dir, testOutputFile), []byte(out), 0o644); err != nil {
 		return Result{InstanceID: id}, err
 	}
-	res, err := gradeAndWrite(inst, out, dir)
+	res, err = gradeAndWrite(inst, out, dir)
 	if err == nil && res.Report != nil {
 		fmt.Fprintf(&ilog, "Result for %s: resolved: %t\n", id, res.Report.Resolved)
 	}

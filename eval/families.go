@@ -152,30 +152,11 @@ func (e *Evaluator) gradeInSandbox(ctx context.Context, g family.Grader, inst da
 		// The instance log is for humans; losing it must not fail the run.
 		_ = results.WriteFileAtomic(filepath.Join(dir, instanceLog), []byte(ilog.String()), 0o644)
 	}()
-	image, err := e.opts.Image(inst)
-	if err != nil {
-		fmt.Fprintf(&ilog, "No image: %v\n", err)
-		return errorResult(id, KindImageMissing, "%v", err), nil
+	sb, res, err := e.startFresh(ctx, inst, &ilog)
+	if sb == nil {
+		return res, err
 	}
-	fmt.Fprintf(&ilog, "Starting container from %s\n", image)
-	sb, err := e.opts.Starter.Start(ctx, inst, image)
-	if err != nil {
-		if ctx.Err() != nil {
-			return Result{InstanceID: id}, ctx.Err()
-		}
-		fmt.Fprintf(&ilog, "Start failed: %v\n", err)
-		if errors.Is(err, ErrImageNotFound) {
-			return errorResult(id, KindImageMissing, "image %s: %v", image, err), nil
-		}
-		return errorResult(id, KindContainer, "start container from %s: %v", image, err), nil
-	}
-	defer func() {
-		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), closeTimeout)
-		defer cancel()
-		if err := sb.Close(cctx); err != nil {
-			e.opts.Logger.Warn("container not removed", "instance", id, "err", err)
-		}
-	}()
+	defer e.closeSandbox(ctx, sb, id)
 	start := time.Now()
 	env := family.GradeEnv{Timeout: e.opts.Timeout, HTTP: e.opts.AssetClient, Log: &ilog, Start: e.helperStarter(inst)}
 	v, err := g.Grade(ctx, env, sb, inst, pred, dir)
@@ -186,7 +167,7 @@ func (e *Evaluator) gradeInSandbox(ctx context.Context, g family.Grader, inst da
 	if err != nil {
 		return Result{InstanceID: id}, err
 	}
-	res := resultOf(id, v)
+	res = resultOf(id, v)
 	if res.Outcome == Error {
 		fmt.Fprintf(&ilog, "Result for %s: error (%s): %s\n", id, res.ErrorKind, res.Reason)
 	} else {
@@ -205,13 +186,6 @@ func (e *Evaluator) helperStarter(inst dataset.Instance) func(context.Context, s
 		if err != nil {
 			return nil, nil, err
 		}
-		stop := func() {
-			cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), closeTimeout)
-			defer cancel()
-			if err := sb.Close(cctx); err != nil {
-				e.opts.Logger.Warn("container not removed", "instance", inst.InstanceID, "image", image, "err", err)
-			}
-		}
-		return sb, stop, nil
+		return sb, func() { e.closeSandbox(ctx, sb, inst.InstanceID, "image", image) }, nil
 	}
 }
