@@ -86,31 +86,10 @@ fi"
 	ctx="$work/$name"
 	mkdir -p "$ctx"
 	(cd "$src" && tar -c --exclude=__pycache__ --exclude=.pytest_cache --exclude='*.pyc' .) | tar -x -C "$ctx"
-	old_id=$(image_id "$image")
 	log "building $image"
-	# docker create + cp + start + commit: one layer, no pull, and much faster than the legacy
-	# builder on slow storage drivers (fuse-overlayfs).
-	build_container=$(docker create --network none --label org.swebench-run.build=1 -w /testbed \
-		-e "GIT_AUTHOR_NAME=$commit_name" -e "GIT_AUTHOR_EMAIL=$commit_email" -e "GIT_AUTHOR_DATE=$commit_date" \
-		-e "GIT_COMMITTER_NAME=$commit_name" -e "GIT_COMMITTER_EMAIL=$commit_email" -e "GIT_COMMITTER_DATE=$commit_date" \
-		"$BASE_IMAGE" bash -c "$setup") || die "could not create a build container from $BASE_IMAGE"
-	docker cp "$ctx/." "$build_container:/testbed" || die "docker cp of $src into the build container failed"
-	if ! docker start -a "$build_container" >"$work/$name.log" 2>&1; then
-		cat "$work/$name.log" >&2
-		die "setting up /testbed for $instance_id failed"
-	fi
-	docker commit \
-		--change 'WORKDIR /testbed' \
-		--change 'CMD ["/bin/bash"]' \
-		--change "LABEL $INPUT_HASH_LABEL=$hash org.swebench-run.image=demo org.swebench-run.instance-id=$instance_id org.swebench-run.base-commit=$base_commit" \
-		--message "swebench-run demo instance $instance_id" \
-		"$build_container" "$image" >/dev/null || die "docker commit of $image failed"
-	docker rm "$build_container" >/dev/null
-	build_container=""
-	# The image this one replaces is of no further use (kept if a container still uses it).
-	if [[ -n $old_id && $old_id != "$(image_id "$image")" ]]; then
-		docker rmi "$old_id" >/dev/null 2>&1 || true
-	fi
+	run_build_container /testbed "$setup" "$work/$name.log" "$ctx/." /testbed
+	commit_build_container "$image" "swebench-run demo instance $instance_id" 'WORKDIR /testbed' 'CMD ["/bin/bash"]' \
+		"LABEL $INPUT_HASH_LABEL=$hash org.swebench-run.image=demo org.swebench-run.instance-id=$instance_id org.swebench-run.base-commit=$base_commit"
 	built=$((built + 1))
 done <"$manifest"
 

@@ -110,28 +110,10 @@ fi"
 	ctx="$work/$layout"
 	mkdir -p "$ctx"
 	(cd "$src" && tar -c --exclude=__pycache__ --exclude=.pytest_cache --exclude='*.pyc' .) | tar -x -C "$ctx"
-	old_id=$(image_id "$image")
 	log "building $image"
-	build_container=$(docker create --network none --label org.swebench-run.build=1 -w /testbed \
-		-e "GIT_AUTHOR_NAME=$commit_name" -e "GIT_AUTHOR_EMAIL=$commit_email" -e "GIT_AUTHOR_DATE=$commit_date" \
-		-e "GIT_COMMITTER_NAME=$commit_name" -e "GIT_COMMITTER_EMAIL=$commit_email" -e "GIT_COMMITTER_DATE=$commit_date" \
-		"$BASE_IMAGE" bash -c "$setup") || die "could not create a build container from $BASE_IMAGE"
-	docker cp "$ctx/." "$build_container:/testbed" || die "docker cp of $src into the build container failed"
-	if ! docker start -a "$build_container" >"$work/$layout.log" 2>&1; then
-		cat "$work/$layout.log" >&2
-		die "setting up $image failed"
-	fi
-	docker commit \
-		--change 'WORKDIR /testbed' \
-		--change 'CMD ["/bin/bash"]' \
-		--change "LABEL $INPUT_HASH_LABEL=$hash org.swebench-run.image=$layout-test org.swebench-run.base-commit=$base_commit" \
-		--message "swebench-run $layout test image" \
-		"$build_container" "$image" >/dev/null || die "docker commit of $image failed"
-	docker rm "$build_container" >/dev/null
-	build_container=""
-	if [[ -n $old_id && $old_id != "$(image_id "$image")" ]]; then
-		docker rmi "$old_id" >/dev/null 2>&1 || true
-	fi
+	run_build_container /testbed "$setup" "$work/$layout.log" "$ctx/." /testbed
+	commit_build_container "$image" "swebench-run $layout test image" 'WORKDIR /testbed' 'CMD ["/bin/bash"]' \
+		"LABEL $INPUT_HASH_LABEL=$hash org.swebench-run.image=$layout-test org.swebench-run.base-commit=$base_commit"
 	built=$((built + 1))
 done
 log "SWE-bench-Live and SWE-Gym test images: $built built, $kept up to date"

@@ -87,28 +87,10 @@ fi"
 		log "$image is up to date"
 		continue
 	fi
-	old_id=$(image_id "$image")
 	log "building $image"
-	build_container=$(docker create --network none --label org.swebench-run.build=1 -w /home \
-		-e "GIT_AUTHOR_NAME=$commit_name" -e "GIT_AUTHOR_EMAIL=$commit_email" -e "GIT_AUTHOR_DATE=$commit_date" \
-		-e "GIT_COMMITTER_NAME=$commit_name" -e "GIT_COMMITTER_EMAIL=$commit_email" -e "GIT_COMMITTER_DATE=$commit_date" \
-		"$BASE_IMAGE" bash -c "$setup") || die "could not create a build container from $BASE_IMAGE"
-	docker cp "$ctx/home/." "$build_container:/home" || die "docker cp into the build container failed"
-	if ! docker start -a "$build_container" >"$work/pr-$number.log" 2>&1; then
-		cat "$work/pr-$number.log" >&2
-		die "setting up /home/$repo for pr-$number failed"
-	fi
-	docker commit \
-		--change "WORKDIR /home/$repo" \
-		--change 'CMD ["/bin/bash"]' \
-		--change "LABEL $INPUT_HASH_LABEL=$hash org.swebench-run.image=msb-demo org.swebench-run.instance-id=jqlang__jq-$number" \
-		--message "swebench-run Multi-SWE-bench demo jqlang/jq:pr-$number" \
-		"$build_container" "$image" >/dev/null || die "docker commit of $image failed"
-	docker rm "$build_container" >/dev/null
-	build_container=""
-	if [[ -n $old_id && $old_id != "$(image_id "$image")" ]]; then
-		docker rmi "$old_id" >/dev/null 2>&1 || true
-	fi
+	run_build_container /home "$setup" "$work/pr-$number.log" "$ctx/home/." /home
+	commit_build_container "$image" "swebench-run Multi-SWE-bench demo jqlang/jq:pr-$number" "WORKDIR /home/$repo" 'CMD ["/bin/bash"]' \
+		"LABEL $INPUT_HASH_LABEL=$hash org.swebench-run.image=msb-demo org.swebench-run.instance-id=jqlang__jq-$number"
 	built=$((built + 1))
 done
 log "Multi-SWE-bench demo images: $built built, $kept up to date"

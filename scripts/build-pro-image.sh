@@ -88,33 +88,13 @@ cleanup() {
 trap cleanup EXIT
 
 log "building $image"
-build_container=$(docker create --network none --label org.swebench-run.build=1 -w /app \
-	-e "GIT_AUTHOR_NAME=$commit_name" -e "GIT_AUTHOR_EMAIL=$commit_email" -e "GIT_AUTHOR_DATE=$commit_date" \
-	-e "GIT_COMMITTER_NAME=$commit_name" -e "GIT_COMMITTER_EMAIL=$commit_email" -e "GIT_COMMITTER_DATE=$commit_date" \
-	"$BASE_IMAGE" bash -c "$setup") || die "could not create a build container from $BASE_IMAGE"
 mkdir -p "$work/app" "$work/pr"
 (cd "$src/repo" && tar -c --exclude=__pycache__ .) | tar -x -C "$work/app"
 (cd "$src/prs" && tar -c --exclude=__pycache__ .) | tar -x -C "$work/pr"
-docker cp "$work/app/." "$build_container:/app" || die "docker cp of $src/repo into the build container failed"
-docker cp "$work/pr" "$build_container:/pr" || die "docker cp of $src/prs into the build container failed"
-if ! docker start -a "$build_container" >"$work/build.log" 2>&1; then
-	cat "$work/build.log" >&2
-	die "setting up /app failed"
-fi
+run_build_container /app "$setup" "$work/build.log" "$work/app/." /app "$work/pr" /pr
 while read -r branch sha; do
 	grep -q "$sha" "$src/dataset.jsonl" || die "$branch is at $sha, which demo/pro/dataset.jsonl does not name (regenerate the rows)"
 done <"$work/build.log"
-old_id=$(image_id "$image")
-docker commit \
-	--change 'WORKDIR /app' \
-	--change 'ENTRYPOINT ["/bin/bash"]' \
-	--change 'CMD []' \
-	--change "LABEL $INPUT_HASH_LABEL=$hash org.swebench-run.image=demo-pro" \
-	--message "swebench-run SWE-bench Pro demo image" \
-	"$build_container" "$image" >/dev/null || die "docker commit of $image failed"
-docker rm "$build_container" >/dev/null
-build_container=""
-if [[ -n $old_id && $old_id != "$(image_id "$image")" ]]; then
-	docker rmi "$old_id" >/dev/null 2>&1 || true
-fi
+commit_build_container "$image" "swebench-run SWE-bench Pro demo image" 'WORKDIR /app' 'ENTRYPOINT ["/bin/bash"]' 'CMD []' \
+	"LABEL $INPUT_HASH_LABEL=$hash org.swebench-run.image=demo-pro"
 log "built $image"

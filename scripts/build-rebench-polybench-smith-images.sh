@@ -75,7 +75,7 @@ head=\$(git rev-parse HEAD)
 # build IMAGE WORKDIR SRC SETUP [EXTRA_DIR]: copies SRC into WORKDIR (and EXTRA_DIR into /extra),
 # runs SETUP there and commits the container as IMAGE with WORKDIR, unless IMAGE is up to date.
 build() {
-	local image=$1 workdir=$2 src=$3 setup=$4 extra=${5:-} hash old_id
+	local image=$1 workdir=$2 src=$3 setup=$4 extra=${5:-} hash
 	hash=$( {
 		printf '%s\n' "$base_id" "$commit_name" "$commit_email" "$commit_date" "$setup" "$workdir"
 		sha256sum <"$0"
@@ -87,33 +87,16 @@ build() {
 		return
 	fi
 	log "building $image"
-	build_container=$(docker create --network none --label org.swebench-run.build=1 -w / \
-		-e "GIT_AUTHOR_NAME=$commit_name" -e "GIT_AUTHOR_EMAIL=$commit_email" -e "GIT_AUTHOR_DATE=$commit_date" \
-		-e "GIT_COMMITTER_NAME=$commit_name" -e "GIT_COMMITTER_EMAIL=$commit_email" -e "GIT_COMMITTER_DATE=$commit_date" \
-		"$BASE_IMAGE" bash -c "$setup") || die "could not create a build container from $BASE_IMAGE"
 	rm -rf "$work/ctx" && mkdir -p "$work/ctx/repo" "$work/ctx/extra"
 	(cd "$src" && tar -c --exclude=__pycache__ .) | tar -x -C "$work/ctx/repo"
-	docker cp "$work/ctx/repo/." "$build_container:$workdir" || die "docker cp of $src failed"
+	local copies=("$work/ctx/repo/." "$workdir")
 	if [[ -n $extra ]]; then
 		(cd "$extra" && tar -c .) | tar -x -C "$work/ctx/extra"
-		docker cp "$work/ctx/extra" "$build_container:/extra" || die "docker cp of $extra failed"
+		copies+=("$work/ctx/extra" /extra)
 	fi
-	if ! docker start -a "$build_container" >"$work/build.log" 2>&1; then
-		cat "$work/build.log" >&2
-		die "setting up $image failed"
-	fi
-	old_id=$(image_id "$image")
-	docker commit \
-		--change "WORKDIR $workdir" \
-		--change 'CMD ["/bin/bash"]' \
-		--change "LABEL $INPUT_HASH_LABEL=$hash org.swebench-run.image=demo-family" \
-		--message "swebench-run demo image $image" \
-		"$build_container" "$image" >/dev/null || die "docker commit of $image failed"
-	docker rm "$build_container" >/dev/null
-	build_container=""
-	if [[ -n $old_id && $old_id != "$(image_id "$image")" ]]; then
-		docker rmi "$old_id" >/dev/null 2>&1 || true
-	fi
+	run_build_container / "$setup" "$work/build.log" "${copies[@]}"
+	commit_build_container "$image" "swebench-run demo image $image" "WORKDIR $workdir" 'CMD ["/bin/bash"]' \
+		"LABEL $INPUT_HASH_LABEL=$hash org.swebench-run.image=demo-family"
 	log "built $image"
 }
 
