@@ -10,6 +10,7 @@ import (
 
 	"github.com/swebench-run/swebench-run/dataset"
 	"github.com/swebench-run/swebench-run/family"
+	"github.com/swebench-run/swebench-run/internal/pytext"
 )
 
 // Tags as the harness's helper_code/image_uri.py names them. The qutebrowser and NodeBB ones are
@@ -55,9 +56,9 @@ func TestParsePyList(t *testing.T) {
 		{`not a list`, nil, true},
 	}
 	for _, tc := range cases {
-		got, err := parsePyList(tc.in)
+		got, err := pytext.LiteralStrings(tc.in)
 		if (err != nil) != tc.err || fmt.Sprintf("%q", got) != fmt.Sprintf("%q", tc.want) && !tc.err {
-			t.Errorf("parsePyList(%s) = %q, %v; want %q (error %t)", tc.in, got, err, tc.want, tc.err)
+			t.Errorf("LiteralStrings(%s) = %q, %v; want %q (error %t)", tc.in, got, err, tc.want, tc.err)
 		}
 	}
 }

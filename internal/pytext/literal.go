@@ -10,8 +10,9 @@ import (
 // LiteralStrings is ast.literal_eval of a Python list (or tuple) of string literals, as datasets
 // that store test lists with Python's repr write them: "['a', \"b's\", 'c\\n']". Single and
 // double quotes, the escapes of Python string literals (\\ \' \" \n \t \r \a \b \f \v \ooo \xhh
-// \uXXXX \UXXXXXXXX) and adjacent literals (concatenated) are understood; anything else (numbers,
-// nested lists, string prefixes) is an error.
+// \uXXXX \UXXXXXXXX), string prefixes (r and R keep backslashes; u and b change nothing here) and
+// adjacent literals (concatenated) are understood; anything else (numbers, nested lists) is an
+// error.
 func LiteralStrings(s string) ([]string, error) {
 	p := &litParser{s: s}
 	p.space()
@@ -83,21 +84,27 @@ func (p *litParser) strings() (string, error) {
 	n := 0
 	for {
 		p.space()
-		q := p.peek()
-		if q != '\'' && q != '"' {
+		start := p.i
+		raw := false
+		for p.i < len(p.s) && strings.IndexByte("rRuUbB", p.s[p.i]) >= 0 && p.i-start < 2 {
+			raw = raw || p.s[p.i] == 'r' || p.s[p.i] == 'R'
+			p.i++
+		}
+		if q := p.peek(); q != '\'' && q != '"' {
+			p.i = start
 			if n == 0 {
 				return "", fmt.Errorf("not a Python list of strings: expected a string literal at offset %d", p.i)
 			}
 			return b.String(), nil
 		}
-		if err := p.literal(&b); err != nil {
+		if err := p.literal(&b, raw); err != nil {
 			return "", err
 		}
 		n++
 	}
 }
 
-func (p *litParser) literal(b *strings.Builder) error {
+func (p *litParser) literal(b *strings.Builder, raw bool) error {
 	q := p.next()
 	triple := strings.HasPrefix(p.s[p.i:], string([]byte{q, q}))
 	if triple {
@@ -117,10 +124,13 @@ func (p *litParser) literal(b *strings.Builder) error {
 			return nil
 		case c == '\n' && !triple:
 			return fmt.Errorf("not a Python list of strings: line break inside a string literal")
-		case c == '\\':
+		case c == '\\' && !raw:
 			if err := p.escape(b); err != nil {
 				return err
 			}
+		case c == '\\' && p.i+1 < len(p.s):
+			b.WriteString(p.s[p.i : p.i+2]) // a raw literal keeps its backslashes
+			p.i += 2
 		default:
 			r, size := utf8.DecodeRuneInString(p.s[p.i:])
 			b.WriteRune(r)
