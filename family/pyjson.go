@@ -7,7 +7,8 @@ import (
 	"fmt"
 	"io"
 	"strings"
-	"unicode/utf8"
+
+	"github.com/swebench-run/swebench-run/internal/pytext"
 )
 
 // PythonJSON re-encodes a JSON text the way Python's json.dump(obj, f, indent=indent) writes the
@@ -70,7 +71,7 @@ func pyValue(dec *json.Decoder, b *bytes.Buffer, indent, depth int) error {
 				if err != nil {
 					return fmt.Errorf("python json: %w", err)
 				}
-				pyString(b, key.(string))
+				b.WriteString(pytext.QuoteJSON(key.(string), true))
 				b.WriteString(": ")
 			}
 			if err := pyValue(dec, b, indent, depth+1); err != nil {
@@ -87,7 +88,7 @@ func pyValue(dec *json.Decoder, b *bytes.Buffer, indent, depth int) error {
 		}
 		b.WriteByte(closing)
 	case string:
-		pyString(b, t)
+		b.WriteString(pytext.QuoteJSON(t, true))
 	case json.Number:
 		b.WriteString(t.String())
 	case bool:
@@ -100,38 +101,4 @@ func pyValue(dec *json.Decoder, b *bytes.Buffer, indent, depth int) error {
 		b.WriteString("null")
 	}
 	return nil
-}
-
-// pyString writes s as Python's json module does with ensure_ascii: \" \\ \n \r \t \b \f, other
-// control characters and every non-ASCII character as \uXXXX (surrogate pairs beyond the BMP).
-func pyString(b *bytes.Buffer, s string) {
-	b.WriteByte('"')
-	for _, r := range s {
-		switch {
-		case r == '"':
-			b.WriteString(`\"`)
-		case r == '\\':
-			b.WriteString(`\\`)
-		case r == '\n':
-			b.WriteString(`\n`)
-		case r == '\r':
-			b.WriteString(`\r`)
-		case r == '\t':
-			b.WriteString(`\t`)
-		case r == '\b':
-			b.WriteString(`\b`)
-		case r == '\f':
-			b.WriteString(`\f`)
-		case r < 0x20:
-			fmt.Fprintf(b, `\u%04x`, r)
-		case r < utf8.RuneSelf:
-			b.WriteRune(r)
-		case r > 0xFFFF:
-			r -= 0x10000
-			fmt.Fprintf(b, `\u%04x\u%04x`, 0xD800+(r>>10), 0xDC00+(r&0x3FF))
-		default:
-			fmt.Fprintf(b, `\u%04x`, r)
-		}
-	}
-	b.WriteByte('"')
 }

@@ -10,6 +10,8 @@ import (
 	"unicode"
 	"unicode/utf16"
 	"unicode/utf8"
+
+	"github.com/swebench-run/swebench-run/internal/pytext"
 )
 
 // Python's json module, as far as the harness relies on it: json.dumps (the reports it writes) and
@@ -83,7 +85,7 @@ func writePy(b *strings.Builder, v any, indent, depth int) {
 	case int:
 		b.WriteString(strconv.Itoa(v))
 	case string:
-		writePyString(b, v)
+		b.WriteString(pytext.QuoteJSON(v, false))
 	case []string:
 		if !open('[', len(v)) {
 			b.WriteByte(']')
@@ -91,7 +93,7 @@ func writePy(b *strings.Builder, v any, indent, depth int) {
 		}
 		for i, s := range v {
 			sep(i)
-			writePyString(b, s)
+			b.WriteString(pytext.QuoteJSON(s, false))
 		}
 		closeWith(']')
 	case []any:
@@ -111,7 +113,7 @@ func writePy(b *strings.Builder, v any, indent, depth int) {
 		}
 		for i, kv := range v {
 			sep(i)
-			writePyString(b, kv.key)
+			b.WriteString(pytext.QuoteJSON(kv.key, false))
 			b.WriteString(": ")
 			writePy(b, kv.value, indent, depth+1)
 		}
@@ -119,37 +121,6 @@ func writePy(b *strings.Builder, v any, indent, depth int) {
 	default:
 		panic(fmt.Sprintf("pyDumps: unsupported %T", v))
 	}
-}
-
-// writePyString writes s as a JSON string the way Python does with ensure_ascii=False: only the
-// quote, the backslash and control characters are escaped.
-func writePyString(b *strings.Builder, s string) {
-	b.WriteByte('"')
-	for _, r := range strings.ToValidUTF8(s, "\uFFFD") {
-		switch r {
-		case '"':
-			b.WriteString(`\"`)
-		case '\\':
-			b.WriteString(`\\`)
-		case '\n':
-			b.WriteString(`\n`)
-		case '\r':
-			b.WriteString(`\r`)
-		case '\t':
-			b.WriteString(`\t`)
-		case '\b':
-			b.WriteString(`\b`)
-		case '\f':
-			b.WriteString(`\f`)
-		default:
-			if r < 0x20 {
-				fmt.Fprintf(b, `\u%04x`, r)
-			} else {
-				b.WriteRune(r)
-			}
-		}
-	}
-	b.WriteByte('"')
 }
 
 // errPyJSON is a text Python's JSON decoder rejects (a JSONDecodeError, a ValueError).
