@@ -213,7 +213,7 @@ func pyIntField(v any) error {
 		return nil
 	case string:
 		if _, ok := pyIntString(v); !ok {
-			return fmt.Errorf("invalid literal for int() with base 10: %s", pyStrRepr(v))
+			return fmt.Errorf("invalid literal for int() with base 10: %s", pytext.StrRepr(v))
 		}
 		return nil
 	}

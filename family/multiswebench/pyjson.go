@@ -7,7 +7,6 @@ import (
 	"math/big"
 	"strconv"
 	"strings"
-	"unicode"
 	"unicode/utf16"
 	"unicode/utf8"
 
@@ -419,7 +418,7 @@ func pyRepr(v any) string {
 		}
 		return "False"
 	case string:
-		return pyStrRepr(v)
+		return pytext.StrRepr(v)
 	case pyNumber:
 		if !v.isFloat {
 			n, _ := new(big.Int).SetString(v.text, 10)
@@ -435,7 +434,7 @@ func pyRepr(v any) string {
 	case pyObject:
 		parts := make([]string, len(v))
 		for i, kv := range v {
-			parts[i] = pyStrRepr(kv.key) + ": " + pyRepr(kv.value)
+			parts[i] = pytext.StrRepr(kv.key) + ": " + pyRepr(kv.value)
 		}
 		return "{" + strings.Join(parts, ", ") + "}"
 	}
@@ -469,37 +468,4 @@ func pyFloatRepr(f float64) string {
 		s += ".0"
 	}
 	return s
-}
-
-// pyStrRepr is Python's repr() of a str.
-func pyStrRepr(s string) string {
-	quote := byte('\'')
-	if strings.Contains(s, "'") && !strings.Contains(s, `"`) {
-		quote = '"'
-	}
-	var b strings.Builder
-	b.WriteByte(quote)
-	for _, r := range strings.ToValidUTF8(s, "\uFFFD") {
-		switch {
-		case r == rune(quote) || r == '\\':
-			b.WriteByte('\\')
-			b.WriteRune(r)
-		case r == '\n':
-			b.WriteString(`\n`)
-		case r == '\r':
-			b.WriteString(`\r`)
-		case r == '\t':
-			b.WriteString(`\t`)
-		case unicode.IsPrint(r):
-			b.WriteRune(r)
-		case r < 0x100:
-			fmt.Fprintf(&b, `\x%02x`, r)
-		case r < 0x10000:
-			fmt.Fprintf(&b, `\u%04x`, r)
-		default:
-			fmt.Fprintf(&b, `\U%08x`, r)
-		}
-	}
-	b.WriteByte(quote)
-	return b.String()
 }

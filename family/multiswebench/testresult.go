@@ -6,6 +6,8 @@ import (
 	"maps"
 	"slices"
 	"strings"
+
+	"github.com/swebench-run/swebench-run/internal/pytext"
 )
 
 // Status is a test's state in one run, as the harness's TestStatus writes it in reports.
@@ -163,7 +165,7 @@ func (r *TestResult) MarshalJSON() ([]byte, error) { return []byte(pyDumps(r.pyV
 func pySetRepr(names []string) string {
 	q := make([]string, len(names))
 	for i, n := range names {
-		q[i] = pyStrRepr(n)
+		q[i] = pytext.StrRepr(n)
 	}
 	return "{" + strings.Join(q, ", ") + "}"
 }
