@@ -4,12 +4,14 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+
+	"github.com/swebench-run/swebench-run/internal/pytext"
 )
 
 // Parsers for the JavaScript repositories of SWE-bench Multilingual and Multimodal.
 
 // ansiEscape matches the terminal escape sequences the harness strips before some parsers run.
-var ansiEscape = pyRe(`\x1B(?:[@-Z\\-_]|\[[0-?]*[ -/]*[@-~])`)
+var ansiEscape = pytext.Re(`\x1B(?:[@-Z\\-_]|\[[0-?]*[ -/]*[@-~])`)
 
 type suiteEntry struct {
 	name   string
@@ -20,22 +22,22 @@ type suiteEntry struct {
 // parser does: the first indented line starts the stack, later ones pop everything indented at
 // least as deep and push themselves.
 func adjustSuite(suite []suiteEntry, line string) []suiteEntry {
-	indent := pyIndent(line)
+	indent := pytext.Indent(line)
 	if len(suite) == 0 {
-		return []suiteEntry{{pyStrip(line), indent}}
+		return []suiteEntry{{pytext.Strip(line), indent}}
 	}
 	for len(suite) > 0 && suite[len(suite)-1].indent >= indent {
 		suite = suite[:len(suite)-1]
 	}
-	return append(suite, suiteEntry{pyStrip(line), indent})
+	return append(suite, suiteEntry{pytext.Strip(line), indent})
 }
 
 var (
-	msTiming       = pyRe(`\(\d+ms\)`)
-	calypsoPassMS  = pyRe(`^\s+✓\s(.*)\(\d+ms\)$`)
-	calypsoPass    = pyRe(`^\s+✓\s(.*)`)
-	calypsoFailMS  = pyRe(`^\s+✕\s(.*)\(\d+ms\)$`)
-	calypsoFail    = pyRe(`^\s+✕\s(.*)`)
+	msTiming       = pytext.Re(`\(\d+ms\)`)
+	calypsoPassMS  = pytext.Re(`^\s+✓\s(.*)\(\d+ms\)$`)
+	calypsoPass    = pytext.Re(`^\s+✓\s(.*)`)
+	calypsoFailMS  = pytext.Re(`^\s+✕\s(.*)\(\d+ms\)$`)
+	calypsoFail    = pytext.Re(`^\s+✕\s(.*)`)
 	calypsoCommand = " ./node_modules/.bin/jest "
 )
 
@@ -53,7 +55,7 @@ func parseCalypso(log, _ string) (*Map, error) {
 		for i, s := range suite {
 			names[i] = s.name
 		}
-		return pyStrip(strings.Join(names, " - ") + " - " + g[1]), nil
+		return pytext.Strip(strings.Join(names, " - ") + " - " + g[1]), nil
 	}
 	chunks := strings.Split(log, calypsoCommand)
 	for _, chunk := range chunks[1:] {
@@ -61,7 +63,7 @@ func parseCalypso(log, _ string) (*Map, error) {
 			if strings.HasPrefix(line, "Test Suites") || strings.HasPrefix(line, "  ● ") {
 				break
 			}
-			stripped := pyStrip(line)
+			stripped := pytext.Strip(line)
 			switch {
 			case strings.HasPrefix(stripped, "✓"):
 				re := calypsoPass
@@ -83,7 +85,7 @@ func parseCalypso(log, _ string) (*Map, error) {
 					return nil, err
 				}
 				m.Set(n, Failed)
-			case pyIndent(line) > 0:
+			case pytext.Indent(line) > 0:
 				suite = adjustSuite(suite, line)
 			}
 		}
@@ -91,7 +93,7 @@ func parseCalypso(log, _ string) (*Map, error) {
 	return m, nil
 }
 
-var chartJSFailure = pyRe(`(?m)Chrome\s[\d\.]+[^\S\r\n]\(.+?\)[^\S\r\n](.*)FAILED$`)
+var chartJSFailure = pytext.Re(`(?m)Chrome\s[\d\.]+[^\S\r\n]\(.+?\)[^\S\r\n](.*)FAILED$`)
 
 // parseChartJS records the karma lines "Chrome 1.2 (Linux x86_64) suite test FAILED"; the rows
 // are graded fail_only, so passing tests need not appear.
@@ -104,14 +106,14 @@ func parseChartJS(log, _ string) (*Map, error) {
 	return m, nil
 }
 
-var markedFailure = pyRe(`^\d+\)\s(.*)`)
+var markedFailure = pytext.Re(`^\d+\)\s(.*)`)
 
 // parseMarked records jasmine's numbered failures "1) name"; graded fail_only.
 func parseMarked(log, _ string) (*Map, error) {
 	m := NewMap()
 	for _, line := range lines(log) {
 		if g := markedFailure.FindStringSubmatch(line); g != nil {
-			m.Set(pyStrip(g[1]), Failed)
+			m.Set(pytext.Strip(g[1]), Failed)
 		}
 	}
 	return m, nil
@@ -122,7 +124,7 @@ func removeJSONBlocks(log string) string {
 	var kept []string
 	inObject, inList := false, false
 	for _, line := range lines(log) {
-		s := pyRStrip(line)
+		s := pytext.RStrip(line)
 		switch {
 		case strings.HasSuffix(s, "{"):
 			inObject = true
@@ -148,7 +150,7 @@ func removeJSONBlocks(log string) string {
 	return strings.Join(kept, "\n")
 }
 
-var xmlOpenTag = pyRe(`<(\w+)>`)
+var xmlOpenTag = pytext.Re(`<(\w+)>`)
 
 // findXMLBlock finds the leftmost "<tag>…</tag>" (shortest body), as the harness's
 // `<(\w+)>[\s\S]*?<\/\1>` does; Go's regexp has no back-references.
@@ -185,7 +187,7 @@ func removeXMLBlocks(s string) string {
 	}
 }
 
-var p5jsFailure = pyRe(`(?ms)^\s*(\d+)\)(.{0,1000}?):`)
+var p5jsFailure = pytext.Re(`(?ms)^\s*(\d+)\)(.{0,1000}?):`)
 
 // parseP5js records mocha's numbered failures, whose title may run over several lines each more
 // indented than the last; graded fail_only.
@@ -198,7 +200,7 @@ func parseP5js(log, _ string) (*Map, error) {
 		title := strings.Split(g[2], "\n")
 		valid, last := true, 0
 		for _, l := range title {
-			ind := pyIndent(l)
+			ind := pytext.Indent(l)
 			if ind <= last {
 				valid = false
 				break
@@ -209,7 +211,7 @@ func parseP5js(log, _ string) (*Map, error) {
 			continue
 		}
 		for i := range title {
-			title[i] = pyStrip(title[i])
+			title[i] = pytext.Strip(title[i])
 		}
 		m.Set(strings.Join(title, ":"), Failed)
 	}
@@ -220,14 +222,14 @@ var jestSummaryPatterns = []struct {
 	re     *regexp.Regexp
 	status string
 }{
-	{pyRe(`^PASS\s(.*)\s\([\d\.]+ms\)`), Passed},
-	{pyRe(`^PASS\s(.*)\s\([\d\.]+\ss\)`), Passed},
-	{pyRe(`^PASS\s(.*)\s\([\d\.]+s\)`), Passed},
-	{pyRe(`^PASS\s(.*)`), Passed},
-	{pyRe(`^FAIL\s(.*)\s\([\d\.]+ms\)`), Failed},
-	{pyRe(`^FAIL\s(.*)\s\([\d\.]+\ss\)`), Failed},
-	{pyRe(`^FAIL\s(.*)\s\([\d\.]+s\)`), Failed},
-	{pyRe(`^FAIL\s(.*)`), Failed},
+	{pytext.Re(`^PASS\s(.*)\s\([\d\.]+ms\)`), Passed},
+	{pytext.Re(`^PASS\s(.*)\s\([\d\.]+\ss\)`), Passed},
+	{pytext.Re(`^PASS\s(.*)\s\([\d\.]+s\)`), Passed},
+	{pytext.Re(`^PASS\s(.*)`), Passed},
+	{pytext.Re(`^FAIL\s(.*)\s\([\d\.]+ms\)`), Failed},
+	{pytext.Re(`^FAIL\s(.*)\s\([\d\.]+\ss\)`), Failed},
+	{pytext.Re(`^FAIL\s(.*)\s\([\d\.]+s\)`), Failed},
+	{pytext.Re(`^FAIL\s(.*)`), Failed},
 }
 
 // parseReactPDF reads jest's per-file summary lines "PASS path (1.2 s)" / "FAIL path".
@@ -244,13 +246,13 @@ func parseReactPDF(log, _ string) (*Map, error) {
 	return m, nil
 }
 
-var jestLine = pyRe(`^\s*(✓|✕|○)\s(.+?)(?:\s\((\d+\s*m?s)\))?$`)
+var jestLine = pytext.Re(`^\s*(✓|✕|○)\s(.+?)(?:\s\((\d+\s*m?s)\))?$`)
 
 // parseJest reads `jest --verbose`: "✓ name (3 ms)", "✕ name", "○ skipped name".
 func parseJest(log, _ string) (*Map, error) {
 	m := NewMap()
 	matchLines(log, jestLine, func(g []string) {
-		name := pyStrip(g[2])
+		name := pytext.Strip(g[2])
 		switch g[1] {
 		case "✓":
 			m.Set(name, Passed)
@@ -263,7 +265,7 @@ func parseJest(log, _ string) (*Map, error) {
 	return m, nil
 }
 
-var jestJSONLine = pyRe(`^\[(PASSED|FAILED)\]\s(.+)$`)
+var jestJSONLine = pytext.Re(`^\[(PASSED|FAILED)\]\s(.+)$`)
 
 // parseJestJSON reads "[PASSED] name" lines made from jest's --json report.
 func parseJestJSON(log, _ string) (*Map, error) {
@@ -278,7 +280,7 @@ func parseJestJSON(log, _ string) (*Map, error) {
 	return m, nil
 }
 
-var vitestLine = pyRe(`^\s*(✓|×|↓)\s(.+?)(?:\s(\d+\s*m?s?|\[skipped\]))?$`)
+var vitestLine = pytext.Re(`^\s*(✓|×|↓)\s(.+?)(?:\s(\d+\s*m?s?|\[skipped\]))?$`)
 
 // parseVitest reads `vitest --reporter=verbose`: "✓ name 3ms", "× name", "↓ name [skipped]".
 func parseVitest(log, _ string) (*Map, error) {
@@ -296,7 +298,7 @@ func parseVitest(log, _ string) (*Map, error) {
 	return m, nil
 }
 
-var karmaLine = pyRe(`^(\s*)?([✔✖])?\s(.*)$`)
+var karmaLine = pytext.Re(`^(\s*)?([✔✖])?\s(.*)$`)
 
 // parseKarma reads karma's spec reporter after "Starting browser", up to "SUMMARY:": describe
 // blocks by indentation, "✔ name" / "✖ name" results, named "suite > sub > test".
@@ -347,7 +349,7 @@ func parseKarma(log, _ string) (*Map, error) {
 	return m, nil
 }
 
-var tapLine = pyRe(`^(ok|not ok) (\d+) (.+)$`)
+var tapLine = pytext.Re(`^(ok|not ok) (\d+) (.+)$`)
 
 // parseTap reads TAP lines "ok 1 name" / "not ok 2 name".
 func parseTap(log, _ string) (*Map, error) {

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"io"
 	"strings"
+
+	"github.com/swebench-run/swebench-run/internal/pytext"
 )
 
 // Parsers for the C, C++, Go, Java, PHP, Ruby and Rust repositories of SWE-bench Multilingual.
@@ -15,15 +17,15 @@ func matchLines(log string, re interface {
 	FindStringSubmatch(string) []string
 }, fn func(g []string)) {
 	for _, line := range lines(log) {
-		if g := re.FindStringSubmatch(pyStrip(line)); g != nil {
+		if g := re.FindStringSubmatch(pytext.Strip(line)); g != nil {
 			fn(g)
 		}
 	}
 }
 
 var (
-	redisLine      = pyRe(`^\[(ok|err|skip|ignore)\]:\s(.+?)(?:\s\((\d+\s*m?s)\))?$`)
-	redisErrSuffix = pyRe(`\s+in\s+\S+$`)
+	redisLine      = pytext.Re(`^\[(ok|err|skip|ignore)\]:\s(.+?)(?:\s\((\d+\s*m?s)\))?$`)
+	redisErrSuffix = pytext.Re(`\s+in\s+\S+$`)
 )
 
 // parseRedis reads redis/valkey's test runner: "[ok]: name (12 ms)", "[err]: name in file".
@@ -42,7 +44,7 @@ func parseRedis(log, _ string) (*Map, error) {
 	return m, nil
 }
 
-var jqLine = pyRe(`^\s*(PASS|FAIL):\s(.+)$`)
+var jqLine = pytext.Re(`^\s*(PASS|FAIL):\s(.+)$`)
 
 // parseJq reads automake test-suite lines "PASS: name" / "FAIL: name".
 func parseJq(log, _ string) (*Map, error) {
@@ -158,7 +160,7 @@ func parseDoctest(log, _ string) (*Map, error) {
 	return m, nil
 }
 
-var micropythonLine = pyRe(`^(pass|FAIL|skip)\s+(.+)$`)
+var micropythonLine = pytext.Re(`^(pass|FAIL|skip)\s+(.+)$`)
 
 // parseMicropython reads micropython's run-tests.py: "pass name", "FAIL name", "skip name".
 func parseMicropython(log, _ string) (*Map, error) {
@@ -176,7 +178,7 @@ func parseMicropython(log, _ string) (*Map, error) {
 	return m, nil
 }
 
-var googletestLine = pyRe(`^.*\[\s*(OK|FAILED)\s*\]\s(.*)\s\(.*\)$`)
+var googletestLine = pytext.Re(`^.*\[\s*(OK|FAILED)\s*\]\s(.*)\s\(.*\)$`)
 
 // parseGoogletest reads "[       OK ] Suite.Test (0 ms)" and "[  FAILED  ] Suite.Test (1 ms)".
 func parseGoogletest(log, _ string) (*Map, error) {
@@ -191,7 +193,7 @@ func parseGoogletest(log, _ string) (*Map, error) {
 	return m, nil
 }
 
-var gotestLine = pyRe(`^--- (PASS|FAIL|SKIP): (.+) \((.+)\)$`)
+var gotestLine = pytext.Re(`^--- (PASS|FAIL|SKIP): (.+) \((.+)\)$`)
 
 // parseGotest reads `go test -v` result lines "--- PASS: TestName (0.00s)".
 func parseGotest(log, _ string) (*Map, error) {
@@ -210,8 +212,8 @@ func parseGotest(log, _ string) (*Map, error) {
 }
 
 var (
-	mavenTestName = pyRe(`^.*-Dtest=(\S+).*$`)
-	mavenResult   = pyRe(`^.*BUILD (SUCCESS|FAILURE)$`)
+	mavenTestName = pytext.Re(`^.*-Dtest=(\S+).*$`)
+	mavenResult   = pytext.Re(`^.*BUILD (SUCCESS|FAILURE)$`)
 )
 
 // parseMaven pairs each traced "mvn … -Dtest=Name" command with the next "BUILD SUCCESS|FAILURE"
@@ -227,7 +229,7 @@ func parseMaven(log, _ string) (*Map, error) {
 		}
 	}
 	for _, line := range lines(log) {
-		s := pyStrip(line)
+		s := pytext.Strip(line)
 		if g := mavenTestName.FindStringSubmatch(s); g != nil {
 			pending = append(pending, g[1])
 		}
@@ -247,7 +249,7 @@ func parseMaven(log, _ string) (*Map, error) {
 	return m, nil
 }
 
-var antLine = pyRe(`^\s*\[junit\]\s+\[(PASS|FAIL|ERR)\]\s+(.*)$`)
+var antLine = pytext.Re(`^\s*\[junit\]\s+\[(PASS|FAIL|ERR)\]\s+(.*)$`)
 
 // parseAnt reads "[junit] [PASS] name" lines.
 func parseAnt(log, _ string) (*Map, error) {
@@ -263,9 +265,9 @@ func parseAnt(log, _ string) (*Map, error) {
 }
 
 var (
-	gradleFull   = pyRe(`^([^>].+)\s+(PASSED|FAILED)$`)
-	gradleName   = pyRe(`^([^>]\S*\s+>\s+\S+)$`)
-	gradleStatus = pyRe(`^(PASSED|FAILED)$`)
+	gradleFull   = pytext.Re(`^([^>].+)\s+(PASSED|FAILED)$`)
+	gradleName   = pytext.Re(`^([^>]\S*\s+>\s+\S+)$`)
+	gradleStatus = pytext.Re(`^(PASSED|FAILED)$`)
 )
 
 // parseGradle reads "com.example.Test > testMethod PASSED", also when the status arrives on a later
@@ -281,7 +283,7 @@ func parseGradle(log, _ string) (*Map, error) {
 		}
 	}
 	for _, line := range lines(log) {
-		s := pyStrip(line)
+		s := pytext.Strip(line)
 		if g := gradleFull.FindStringSubmatch(s); g != nil {
 			set(g[1], g[2])
 			pending = ""
@@ -302,8 +304,8 @@ func parseGradle(log, _ string) (*Map, error) {
 }
 
 var (
-	phpunitSuite = pyRe(`^(\w.+) \(.+\)$`)
-	phpunitTest  = pyRe(`^\s*([✔✘↩])\s*(.*)$`)
+	phpunitSuite = pytext.Re(`^(\w.+) \(.+\)$`)
+	phpunitTest  = pytext.Re(`^\s*([✔✘↩])\s*(.*)$`)
 )
 
 // parsePHPUnit reads `phpunit --testdox`: a "Suite Name (Class\Name)" header, then "✔ test" lines.
@@ -330,7 +332,7 @@ func parsePHPUnit(log, _ string) (*Map, error) {
 	return m, nil
 }
 
-var minitestLine = pyRe(`^(.+)\. .*=.*(\.|F|E).*$`)
+var minitestLine = pytext.Re(`^(.+)\. .*=.*(\.|F|E).*$`)
 
 // parseMinitest reads minitest's verbose lines "Test#test_name = 0.01 s = .".
 func parseMinitest(log, _ string) (*Map, error) {
@@ -345,7 +347,7 @@ func parseMinitest(log, _ string) (*Map, error) {
 	return m, nil
 }
 
-var cucumberLine = pyRe(`^(.*) \.+(\.|F)`)
+var cucumberLine = pytext.Re(`^(.*) \.+(\.|F)`)
 
 // parseCucumber reads cucumber's progress format "Scenario name ....F".
 func parseCucumber(log, _ string) (*Map, error) {
@@ -360,7 +362,7 @@ func parseCucumber(log, _ string) (*Map, error) {
 	return m, nil
 }
 
-var rubyUnitLine = pyRe(`^\s*(?:test: )?(.+):\s+(\.|E\b|F\b|O\b)`)
+var rubyUnitLine = pytext.Re(`^\s*(?:test: )?(.+):\s+(\.|E\b|F\b|O\b)`)
 
 // parseRubyUnit reads test-unit's verbose lines "test_name: .", "test: name: F" (O is omitted).
 func parseRubyUnit(log, _ string) (*Map, error) {
@@ -378,7 +380,7 @@ func parseRubyUnit(log, _ string) (*Map, error) {
 	return m, nil
 }
 
-var rspecLine = pyRe(`^(.+) - (passed|failed)`)
+var rspecLine = pytext.Re(`^(.+) - (passed|failed)`)
 
 // parseRspecJSON reads rspec's JSON report after the eval script turned it into
 // "<description> - passed|failed" lines.
@@ -410,7 +412,7 @@ func parseJekyll(log, id string) (*Map, error) {
 	return nil, fmt.Errorf("parse_log_jekyll knows no log format for instance %q (known: jekyll__jekyll-9141, -8047, -8167, -8761, -8771)", id)
 }
 
-var cargoLine = pyRe(`^test\s+(\S+)\s+\.\.\.\s+(\w+)$`)
+var cargoLine = pytext.Re(`^test\s+(\S+)\s+\.\.\.\s+(\w+)$`)
 
 // parseCargo reads `cargo test` lines "test path::name ... ok|FAILED" (ignored tests are not recorded).
 func parseCargo(log, _ string) (*Map, error) {

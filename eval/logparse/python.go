@@ -4,9 +4,11 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+
+	"github.com/swebench-run/swebench-run/internal/pytext"
 )
 
-var skipSummaryCount = pyRe(`^\[\d+\]$`)
+var skipSummaryCount = pytext.Re(`^\[\d+\]$`)
 
 // isSkipSummary is pytest's "SKIPPED [N] path:line: reason" summary, where [N] is not a test.
 func isSkipSummary(status, name string) bool {
@@ -40,7 +42,7 @@ func pytestFields(line string) []string {
 	if strings.HasPrefix(line, Failed) {
 		line = strings.ReplaceAll(line, " - ", " ")
 	}
-	f := pyFields(line)
+	f := pytext.Fields(line)
 	if len(f) <= 1 || isSkipSummary(f[0], f[1]) {
 		return nil
 	}
@@ -58,7 +60,7 @@ func parsePytest(log, _ string) (*Map, error) {
 	return m, nil
 }
 
-var pytestOption = pyRe(`(.*?)\[(.*)\]`)
+var pytestOption = pytext.Re(`(.*?)\[(.*)\]`)
 
 // parsePytestOptions is parsePytest with parametrised ids whose parameter is an absolute path
 // shortened to its last element ("test_x[/tmp/a/b.py]" → "test_x[/b.py]").
@@ -86,7 +88,7 @@ func pytestOptionName(name string) string {
 	return main + "[" + option + "]"
 }
 
-var ansiColourCode = pyRe(`\[(\d+)m`)
+var ansiColourCode = pytext.Re(`\[(\d+)m`)
 
 // stripColourAndControls removes "[<n>m" colour codes, then the characters 1 to 31.
 func stripColourAndControls(line string) string {
@@ -110,12 +112,12 @@ func parsePytestV2(log, _ string) (*Map, error) {
 			if strings.HasPrefix(line, Failed) {
 				line = pySplitN(line, " - ", 1)[0]
 			}
-			f := pyFields(line)
+			f := pytext.Fields(line)
 			if len(f) >= 2 && !isSkipSummary(f[0], f[1]) {
 				m.Set(strings.Join(f[1:], " "), f[0])
 			}
 		case endsWithStatus(line):
-			f := pyFields(line)
+			f := pytext.Fields(line)
 			if len(f) >= 2 {
 				m.Set(strings.Join(f[:len(f)-1], " "), f[len(f)-1])
 			}
@@ -135,7 +137,7 @@ func parseMatplotlib(log, id string) (*Map, error) {
 func parseSeaborn(log, _ string) (*Map, error) {
 	m := NewMap()
 	for _, line := range lines(log) {
-		f := pyFields(line)
+		f := pytext.Fields(line)
 		if len(f) < 2 {
 			continue
 		}
@@ -153,7 +155,7 @@ func parseSeaborn(log, _ string) (*Map, error) {
 	return m, nil
 }
 
-var sympyFailureHeader = pyRe(`(_*) (.*)\.py:(.*) (_*)`)
+var sympyFailureHeader = pytext.Re(`(_*) (.*)\.py:(.*) (_*)`)
 
 // parseSympy reads sympy's bin/test output: "test_name ok|F|E" lines, plus failure headers
 // "____ path.py:test_name ____".
@@ -163,27 +165,27 @@ func parseSympy(log, _ string) (*Map, error) {
 		m.Set(g[2]+".py:"+g[3], Failed)
 	}
 	for _, line := range lines(log) {
-		line = pyStrip(line)
+		line = pytext.Strip(line)
 		if !strings.HasPrefix(line, "test_") {
 			continue
 		}
 		if strings.HasSuffix(line, " E") {
-			m.Set(pyFields(line)[0], Error)
+			m.Set(pytext.Fields(line)[0], Error)
 		}
 		if strings.HasSuffix(line, " F") {
-			m.Set(pyFields(line)[0], Failed)
+			m.Set(pytext.Fields(line)[0], Failed)
 		}
 		if strings.HasSuffix(line, " ok") {
-			m.Set(pyFields(line)[0], Passed)
+			m.Set(pytext.Fields(line)[0], Passed)
 		}
 	}
 	return m, nil
 }
 
 var djangoInterrupted = []*regexp.Regexp{
-	pyRe(`(?m)^(.*?)\s\.\.\.\sTesting against Django installed in ((?s:.*?)) silenced\)\.\nok$`),
-	pyRe(`(?m)^(.*?)\s\.\.\.\sInternal Server Error: \/(.*)\/\nok$`),
-	pyRe(`(?m)^(.*?)\s\.\.\.\sSystem check identified no issues \(0 silenced\)\nok$`),
+	pytext.Re(`(?m)^(.*?)\s\.\.\.\sTesting against Django installed in ((?s:.*?)) silenced\)\.\nok$`),
+	pytext.Re(`(?m)^(.*?)\s\.\.\.\sInternal Server Error: \/(.*)\/\nok$`),
+	pytext.Re(`(?m)^(.*?)\s\.\.\.\sSystem check identified no issues \(0 silenced\)\nok$`),
 }
 
 // parseDjango reads Django's runtests.py verbose output: "test (module.Class) ... ok|FAIL|ERROR|skipped",
@@ -193,7 +195,7 @@ func parseDjango(log, _ string) (*Map, error) {
 	prevTest := ""
 	havePrev := false
 	for _, line := range lines(log) {
-		line = pyStrip(line)
+		line = pytext.Strip(line)
 		if strings.Contains(line, "--version is equivalent to version") {
 			m.Set("--version is equivalent to version", Passed)
 		}
@@ -203,9 +205,9 @@ func parseDjango(log, _ string) (*Map, error) {
 		}
 		for _, suffix := range []string{" ... ok", " ... OK", " ...  OK"} {
 			if strings.HasSuffix(line, suffix) {
-				if strings.HasPrefix(pyStrip(line), "Applying sites.0002_alter_domain_unique...test_no_migrations") {
+				if strings.HasPrefix(pytext.Strip(line), "Applying sites.0002_alter_domain_unique...test_no_migrations") {
 					parts := pySplitN(line, "...", 1)
-					line = pyStrip(parts[len(parts)-1])
+					line = pytext.Strip(parts[len(parts)-1])
 				}
 				test := line
 				if i := strings.LastIndex(line, suffix); i >= 0 {
@@ -222,23 +224,23 @@ func parseDjango(log, _ string) (*Map, error) {
 			m.Set(strings.Split(line, " ... FAIL")[0], Failed)
 		}
 		if strings.HasPrefix(line, "FAIL:") {
-			f := pyFields(line)
+			f := pytext.Fields(line)
 			if len(f) < 2 {
 				return nil, fmt.Errorf("django log: line %q has no test name after FAIL:", line)
 			}
-			m.Set(pyStrip(f[1]), Failed)
+			m.Set(pytext.Strip(f[1]), Failed)
 		}
 		if strings.HasSuffix(line, " ... ERROR") {
 			m.Set(strings.Split(line, " ... ERROR")[0], Error)
 		}
 		if strings.HasPrefix(line, "ERROR:") {
-			f := pyFields(line)
+			f := pytext.Fields(line)
 			if len(f) < 2 {
 				return nil, fmt.Errorf("django log: line %q has no test name after ERROR:", line)
 			}
-			m.Set(pyStrip(f[1]), Error)
+			m.Set(pytext.Strip(f[1]), Error)
 		}
-		if strings.HasPrefix(pyLStrip(line), "ok") && havePrev {
+		if strings.HasPrefix(pytext.LStrip(line), "ok") && havePrev {
 			m.Set(prevTest, Passed)
 		}
 	}

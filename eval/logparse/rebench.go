@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+
+	"github.com/swebench-run/swebench-run/internal/pytext"
 )
 
 // SWE-rebench's harness fork (built on SWE-bench harness 4.0) names its parser in each row's
@@ -45,7 +47,7 @@ func rebenchPytestFields(line string) []string {
 	if strings.HasPrefix(line, Failed) {
 		line = strings.ReplaceAll(line, " - ", " ")
 	}
-	if f := pyFields(line); len(f) > 1 {
+	if f := pytext.Fields(line); len(f) > 1 {
 		return f
 	}
 	return nil
@@ -80,11 +82,11 @@ func parsePytestV2Rebench(log, _ string) (*Map, error) {
 			if strings.HasPrefix(line, Failed) {
 				line = strings.ReplaceAll(line, " - ", " ")
 			}
-			if f := pyFields(line); len(f) >= 2 {
+			if f := pytext.Fields(line); len(f) >= 2 {
 				m.Set(f[1], f[0])
 			}
 		case endsWithStatus(line):
-			if f := pyFields(line); len(f) >= 2 {
+			if f := pytext.Fields(line); len(f) >= 2 {
 				m.Set(f[0], f[1])
 			}
 		}

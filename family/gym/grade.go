@@ -4,11 +4,11 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
-	"unicode"
 
 	"github.com/swebench-run/swebench-run/dataset"
 	"github.com/swebench-run/swebench-run/eval"
 	"github.com/swebench-run/swebench-run/eval/logparse"
+	"github.com/swebench-run/swebench-run/internal/pytext"
 )
 
 // Lines of the harness in a test log that mean it has no usable results (the fork's
@@ -30,11 +30,6 @@ func parserOf(repo string) func(string) (*logparse.Map, error) {
 		return parsePytestPydantic
 	}
 	return parsePytest
-}
-
-// pyFields is Python's str.split() with no arguments.
-func pyFields(s string) []string {
-	return strings.FieldsFunc(s, func(r rune) bool { return unicode.IsSpace(r) || (r >= 0x1c && r <= 0x1f) })
 }
 
 func startsWithStatus(line string) bool {
@@ -66,7 +61,7 @@ func parsePytest(log string) (*logparse.Map, error) {
 		if strings.HasPrefix(line, logparse.Failed) {
 			line = strings.ReplaceAll(line, " - ", " ")
 		}
-		f := pyFields(line)
+		f := pytext.Fields(line)
 		if len(f) <= 1 {
 			continue
 		}
@@ -101,13 +96,13 @@ func parsePytestPydantic(log string) (*logparse.Map, error) {
 			if strings.HasPrefix(line, logparse.Failed) {
 				line = strings.ReplaceAll(line, " - ", " ")
 			}
-			f := pyFields(line)
+			f := pytext.Fields(line)
 			if len(f) < 2 {
 				return nil, fmt.Errorf("pydantic's log parser fails on the line %q (a status without a test)", line)
 			}
 			m.Set(f[1], f[0])
 		case endsWithStatus(line):
-			f := pyFields(line)
+			f := pytext.Fields(line)
 			if len(f) < 2 {
 				return nil, fmt.Errorf("pydantic's log parser fails on the line %q (a status without a test)", line)
 			}
