@@ -102,7 +102,8 @@ type evalData struct {
 	Layout   string            `json:"layout,omitempty"` // the layout report.json was read in (eval.ReportLayout)
 	// OutputFile names the file Output comes from when it is not test_output.txt (another
 	// dataset family's log).
-	OutputFile string `json:"test_output_file,omitempty"`
+	OutputFile   string `json:"test_output_file,omitempty"`
+	ApplyUnknown bool   `json:"apply_unknown,omitempty"` // Applied and Exists are not known
 }
 
 // readOutput reads the test output at p into e, clipped, secrets redacted.
@@ -192,7 +193,8 @@ func (r *Report) instance(k int, id string) (*instanceData, string, error) {
 	} else if in.Log != "" {
 		// another dataset family's test output (Multi-SWE-bench's fix-patch-run.log, …)
 		if d.Eval == nil {
-			d.Eval = &evalData{Resolved: in.Verdict == compare.Resolved, Applied: true, Exists: true}
+			// whether the patch applied is in the log, not known here
+			d.Eval = &evalData{Resolved: in.Verdict == compare.Resolved, ApplyUnknown: true}
 		}
 		d.Eval.OutputFile = filepath.Base(in.Log)
 		d.Eval.readOutput(in.Log, red)

@@ -938,7 +938,7 @@
   }
   function evalCard(e) {
     const card = h('div', { class: 'card', id: 'verdict' }, h('div', { class: 'sec-title' }, h('h2', { text: 'Evaluation' }),
-      h('small', { text: (e.patch_exists === false ? 'no patch · ' : '') + (e.applied ? 'patch applied' : 'patch not applied') + (e.layout ? ' · report.json in the ' + e.layout + ' layout' : '') })));
+      h('small', { text: e.apply_unknown ? '' : (e.patch_exists === false ? 'no patch · ' : '') + (e.applied ? 'patch applied' : 'patch not applied') + (e.layout ? ' · report.json in the ' + e.layout + ' layout' : '') })));
     if (!e.has_tests) {
       card.appendChild(h('p', { class: 'empty-note', text: e.test_output_file ? 'The harness\'s verdict file lists no tests; its test output (' + e.test_output_file + ') is below.' : e.applied ? 'The test log held no usable results.' : 'No test results: the patch did not apply or the evaluation failed.' }));
       return card;
