@@ -26,11 +26,11 @@ images:
 test: images
 	GO="$(GO)" scripts/test.sh
 
-# The test corpus (real SWE-bench files listed in internal/corpus/manifest.txt) into its cache,
+# The test corpus (real SWE-bench files listed in testutil/corpus/manifest.txt) into its cache,
 # $$XDG_CACHE_HOME/swebench-run/testdata (SWEBENCH_RUN_TESTDATA moves it): from the local mirror
 # (../shared/fixtures or SWEBENCH_RUN_TESTDATA_MIRROR), else from the pinned origins; verified.
 testdata:
-	$(GO) run ./internal/corpus/cmd/corpus
+	$(GO) run ./testutil/corpus/cmd/corpus
 
 # Unit tests only (no Docker needed; Docker tests skip when no daemon answers, unless CI is set).
 unit:
@@ -64,7 +64,7 @@ clean:
 
 # Benchmarks against the references (raw Docker API, `docker exec` subprocesses, bare Docker
 # calls): prints the table and writes BENCHMARKS.md. Takes 25–35 minutes here; not part of
-# `make test`, which runs a one-iteration smoke version (internal/bench).
+# `make test`, which runs a one-iteration smoke version (bench).
 bench: build images
 	scripts/bench/run.sh
 

@@ -10,7 +10,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
-	"github.com/swebench-run/swebench-run/internal/testenv"
+	"github.com/swebench-run/swebench-run/testutil/testenv"
 )
 
 // swebench_v1.yaml is mini-swe-agent 1.17.5's swebench.yaml: the same keys and values.

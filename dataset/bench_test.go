@@ -5,7 +5,7 @@ import (
 	"testing"
 )
 
-// The 20,000-row synthetic load is measured by internal/bench (make bench).
+// The 20,000-row synthetic load is measured by bench (make bench).
 
 // BenchmarkLoadVerified loads and validates the 500-row SWE-bench Verified parquet (2.4 MB,
 // about 20 MB of text once decoded).

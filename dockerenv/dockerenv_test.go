@@ -9,9 +9,9 @@ import (
 	"time"
 
 	"github.com/swebench-run/swebench-run/dockerenv"
-	"github.com/swebench-run/swebench-run/internal/testenv"
 	"github.com/swebench-run/swebench-run/sandbox"
 	"github.com/swebench-run/swebench-run/sandbox/sandboxtest"
+	"github.com/swebench-run/swebench-run/testutil/testenv"
 )
 
 func startTestContainer(t *testing.T, e *dockerenv.Engine, spec sandbox.Spec) *dockerenv.Container {

@@ -20,7 +20,7 @@ import (
 	"time"
 
 	"github.com/swebench-run/swebench-run/dockerenv"
-	"github.com/swebench-run/swebench-run/internal/testenv"
+	"github.com/swebench-run/swebench-run/testutil/testenv"
 )
 
 // testRegistry is a real registry (Debian's docker-registry) on 127.0.0.1, started by

@@ -10,8 +10,8 @@ import (
 	"time"
 
 	"github.com/swebench-run/swebench-run/dockerenv"
-	"github.com/swebench-run/swebench-run/internal/testenv"
 	"github.com/swebench-run/swebench-run/sandbox"
+	"github.com/swebench-run/swebench-run/testutil/testenv"
 )
 
 // However many workers want an image at once, it is pulled once: the registry serves one

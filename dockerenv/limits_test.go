@@ -6,8 +6,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/swebench-run/swebench-run/internal/testenv"
 	"github.com/swebench-run/swebench-run/sandbox"
+	"github.com/swebench-run/swebench-run/testutil/testenv"
 )
 
 // The limits become the container's: its network, CPUs and pids limit (the cgroup's, as the

@@ -11,8 +11,8 @@ import (
 	"testing"
 
 	"github.com/swebench-run/swebench-run/dockerenv"
-	"github.com/swebench-run/swebench-run/internal/testenv"
 	"github.com/swebench-run/swebench-run/sandbox"
+	"github.com/swebench-run/swebench-run/testutil/testenv"
 )
 
 // second is what the tests of this package did with the second engine, for TestMain.

@@ -16,8 +16,8 @@ import (
 	"time"
 
 	"github.com/swebench-run/swebench-run/dataset"
-	"github.com/swebench-run/swebench-run/internal/testenv"
 	"github.com/swebench-run/swebench-run/sandbox"
+	"github.com/swebench-run/swebench-run/testutil/testenv"
 )
 
 // assetServer stands for raw.githubusercontent.com: every URL is served from it (the client's

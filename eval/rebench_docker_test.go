@@ -13,8 +13,8 @@ import (
 	"time"
 
 	"github.com/swebench-run/swebench-run/dataset"
-	"github.com/swebench-run/swebench-run/internal/testenv"
 	"github.com/swebench-run/swebench-run/sandbox"
+	"github.com/swebench-run/swebench-run/testutil/testenv"
 )
 
 // rebenchDemoRows turns the project's demo instances into SWE-rebench rows, shaped like the rows

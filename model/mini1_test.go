@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/swebench-run/swebench-run/agent"
-	"github.com/swebench-run/swebench-run/internal/testenv"
+	"github.com/swebench-run/swebench-run/testutil/testenv"
 )
 
 // mini1Conversation is a 1.x history: messages with timestamps, an assistant message carrying

@@ -14,7 +14,7 @@ import (
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/policy"
 
 	"github.com/swebench-run/swebench-run/agent"
-	"github.com/swebench-run/swebench-run/internal/providertest"
+	"github.com/swebench-run/swebench-run/testutil/providertest"
 )
 
 // Error bodies in the providers' documented shapes: Google's google.rpc.Status

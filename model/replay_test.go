@@ -11,7 +11,7 @@ import (
 	"testing"
 
 	"github.com/swebench-run/swebench-run/agent"
-	"github.com/swebench-run/swebench-run/internal/testenv"
+	"github.com/swebench-run/swebench-run/testutil/testenv"
 )
 
 // fixtureRuns is the real mini-swe-agent run of the test corpus.

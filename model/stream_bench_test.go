@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/swebench-run/swebench-run/internal/providertest"
+	"github.com/swebench-run/swebench-run/testutil/providertest"
 )
 
 // The cost of streaming against the same reply unstreamed (BENCHMARKS.md, "Streaming"). The

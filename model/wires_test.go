@@ -17,7 +17,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 
 	"github.com/swebench-run/swebench-run/agent"
-	"github.com/swebench-run/swebench-run/internal/providertest"
+	"github.com/swebench-run/swebench-run/testutil/providertest"
 )
 
 // testAWS are the credentials the Bedrock tests sign with; the fakes verify the signatures.

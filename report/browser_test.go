@@ -13,11 +13,11 @@ import (
 	"github.com/swebench-run/swebench-run/compare"
 	"github.com/swebench-run/swebench-run/dataset"
 	"github.com/swebench-run/swebench-run/eval"
-	"github.com/swebench-run/swebench-run/internal/browsertest"
-	"github.com/swebench-run/swebench-run/internal/testenv"
 	"github.com/swebench-run/swebench-run/report"
 	"github.com/swebench-run/swebench-run/report/reporttest"
 	"github.com/swebench-run/swebench-run/results"
+	"github.com/swebench-run/swebench-run/testutil/browsertest"
+	"github.com/swebench-run/swebench-run/testutil/testenv"
 )
 
 // fixtureRun is the real mini-swe-agent run on SWE-bench Lite dev with its harness logs.

@@ -23,8 +23,8 @@ import (
 	"time"
 
 	"github.com/swebench-run/swebench-run/compare"
-	"github.com/swebench-run/swebench-run/internal/testenv"
 	"github.com/swebench-run/swebench-run/results"
+	"github.com/swebench-run/swebench-run/testutil/testenv"
 )
 
 func TestRedactorValue(t *testing.T) {

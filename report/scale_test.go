@@ -15,9 +15,9 @@ import (
 	"time"
 
 	"github.com/swebench-run/swebench-run/compare"
-	"github.com/swebench-run/swebench-run/internal/browsertest"
-	"github.com/swebench-run/swebench-run/internal/testenv"
 	"github.com/swebench-run/swebench-run/report"
+	"github.com/swebench-run/swebench-run/testutil/browsertest"
+	"github.com/swebench-run/swebench-run/testutil/testenv"
 )
 
 // synthRun writes a mini-swe-agent run of n instances with its harness logs: instance k replays

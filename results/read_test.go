@@ -6,8 +6,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/swebench-run/swebench-run/internal/testenv"
 	"github.com/swebench-run/swebench-run/results"
+	"github.com/swebench-run/swebench-run/testutil/testenv"
 )
 
 // v1Scenario is a trajectory that mini-swe-agent 1.17.5 wrote (agent/testdata/mswea1).

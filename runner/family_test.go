@@ -11,10 +11,10 @@ import (
 	"github.com/swebench-run/swebench-run/configs"
 	"github.com/swebench-run/swebench-run/dataset"
 	"github.com/swebench-run/swebench-run/dockerenv"
-	"github.com/swebench-run/swebench-run/internal/testenv"
 	"github.com/swebench-run/swebench-run/model"
 	"github.com/swebench-run/swebench-run/results"
 	"github.com/swebench-run/swebench-run/sandbox"
+	"github.com/swebench-run/swebench-run/testutil/testenv"
 )
 
 // A family's instance runs in its working directory, after its commands before the agent

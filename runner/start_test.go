@@ -13,10 +13,10 @@ import (
 	"github.com/swebench-run/swebench-run/configs"
 	"github.com/swebench-run/swebench-run/dataset"
 	"github.com/swebench-run/swebench-run/dockerenv"
-	"github.com/swebench-run/swebench-run/internal/testenv"
 	"github.com/swebench-run/swebench-run/model"
 	"github.com/swebench-run/swebench-run/results"
 	"github.com/swebench-run/swebench-run/sandbox"
+	"github.com/swebench-run/swebench-run/testutil/testenv"
 )
 
 // hookedModels runs hook (once per instance) before the first model call of each instance.

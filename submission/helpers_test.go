@@ -11,8 +11,8 @@ import (
 	"testing"
 
 	"github.com/swebench-run/swebench-run/dataset"
-	"github.com/swebench-run/swebench-run/internal/testenv"
 	"github.com/swebench-run/swebench-run/results"
+	"github.com/swebench-run/swebench-run/testutil/testenv"
 )
 
 // The real mini-swe-agent run on Lite dev in the test corpus: 23 predictions, all evaluated by

@@ -11,8 +11,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/swebench-run/swebench-run/internal/testenv"
 	"github.com/swebench-run/swebench-run/results"
+	"github.com/swebench-run/swebench-run/testutil/testenv"
 )
 
 // dockerProxy forwards TCP connections to the local Docker socket: a second "engine" address

@@ -17,7 +17,7 @@ import (
 	"github.com/swebench-run/swebench-run/family/all"
 	"github.com/swebench-run/swebench-run/family/gym"
 	"github.com/swebench-run/swebench-run/family/live"
-	"github.com/swebench-run/swebench-run/internal/testenv"
+	"github.com/swebench-run/swebench-run/testutil/testenv"
 )
 
 var liveGymImages sync.Once

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/swebench-run/swebench-run/internal/testenv"
+	"github.com/swebench-run/swebench-run/testutil/testenv"
 )
 
 func fixtureDir(t *testing.T, parts ...string) string {

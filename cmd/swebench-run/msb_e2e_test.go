@@ -10,7 +10,7 @@ import (
 
 	"github.com/swebench-run/swebench-run/dataset"
 	"github.com/swebench-run/swebench-run/family/all"
-	"github.com/swebench-run/swebench-run/internal/testenv"
+	"github.com/swebench-run/swebench-run/testutil/testenv"
 )
 
 // msbDemo returns the Multi-SWE-bench demo dataset (two rows in the harness's format, graded with

@@ -15,8 +15,8 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/swebench-run/swebench-run/eval"
-	"github.com/swebench-run/swebench-run/internal/testenv"
 	"github.com/swebench-run/swebench-run/results"
+	"github.com/swebench-run/swebench-run/testutil/testenv"
 )
 
 // v1Trajectory is a trajectory mini-swe-agent 1.17.5 wrote (agent/testdata/mswea1).

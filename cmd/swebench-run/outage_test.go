@@ -14,8 +14,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/swebench-run/swebench-run/internal/testenv"
 	"github.com/swebench-run/swebench-run/results"
+	"github.com/swebench-run/swebench-run/testutil/testenv"
 )
 
 // cutProxy forwards the connections of a listener of the test's own (a unix socket, a loopback

@@ -13,8 +13,8 @@ import (
 	"testing"
 
 	"github.com/swebench-run/swebench-run/family/pro"
-	"github.com/swebench-run/swebench-run/internal/testenv"
 	"github.com/swebench-run/swebench-run/results"
+	"github.com/swebench-run/swebench-run/testutil/testenv"
 )
 
 // The SWE-bench Pro demo (demo/pro): two rows of SWE-bench Pro's columns, the image

@@ -13,7 +13,7 @@ import (
 	"github.com/swebench-run/swebench-run/family/polybench"
 	"github.com/swebench-run/swebench-run/family/rebenchv2"
 	"github.com/swebench-run/swebench-run/family/smith"
-	"github.com/swebench-run/swebench-run/internal/testenv"
+	"github.com/swebench-run/swebench-run/testutil/testenv"
 )
 
 // The SWE-rebench-V2, SWE-PolyBench and SWE-smith demo datasets (demo/rebench-v2, demo/polybench,

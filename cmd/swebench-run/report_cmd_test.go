@@ -20,10 +20,10 @@ import (
 
 	"github.com/swebench-run/swebench-run/compare"
 	"github.com/swebench-run/swebench-run/dataset"
-	"github.com/swebench-run/swebench-run/internal/browsertest"
-	"github.com/swebench-run/swebench-run/internal/testenv"
 	"github.com/swebench-run/swebench-run/report/reporttest"
 	"github.com/swebench-run/swebench-run/results"
+	"github.com/swebench-run/swebench-run/testutil/browsertest"
+	"github.com/swebench-run/swebench-run/testutil/testenv"
 )
 
 // compareJSON runs `compare --json` on the inputs and decodes its result.

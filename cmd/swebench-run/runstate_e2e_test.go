@@ -15,9 +15,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/swebench-run/swebench-run/internal/testenv"
 	"github.com/swebench-run/swebench-run/model"
 	"github.com/swebench-run/swebench-run/results"
+	"github.com/swebench-run/swebench-run/testutil/testenv"
 )
 
 // baseTasks writes a dataset of n instances on the base image (no repository needed) and a

@@ -8,10 +8,10 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/swebench-run/swebench-run/internal/testenv"
 	"github.com/swebench-run/swebench-run/model"
 	"github.com/swebench-run/swebench-run/results"
 	"github.com/swebench-run/swebench-run/sweep"
+	"github.com/swebench-run/swebench-run/testutil/testenv"
 )
 
 // writeSweepFile writes a sweep file whose datasets: is the demo dataset (so that a dry run

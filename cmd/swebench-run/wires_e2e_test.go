@@ -14,8 +14,8 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/swebench-run/swebench-run/dataset"
-	"github.com/swebench-run/swebench-run/internal/providertest"
 	"github.com/swebench-run/swebench-run/results"
+	"github.com/swebench-run/swebench-run/testutil/providertest"
 )
 
 // demoTurns is the demo's scripted turns with the task texts that identify the instances.

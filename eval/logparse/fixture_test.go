@@ -5,7 +5,7 @@ import (
 	"reflect"
 	"testing"
 
-	"github.com/swebench-run/swebench-run/internal/testenv"
+	"github.com/swebench-run/swebench-run/testutil/testenv"
 )
 
 // TestDjangoMultiLineDescriptions parses a real django log (fixture from SWE-bench PR 314) whose

@@ -12,7 +12,7 @@ import (
 
 	"github.com/swebench-run/swebench-run/dataset"
 	"github.com/swebench-run/swebench-run/eval/logparse"
-	"github.com/swebench-run/swebench-run/internal/testenv"
+	"github.com/swebench-run/swebench-run/testutil/testenv"
 )
 
 const archive = "more-datasets/swe-bench-live/repolaunch-trajectory-archive"

@@ -13,8 +13,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/swebench-run/swebench-run/internal/testenv"
 	"github.com/swebench-run/swebench-run/sandbox"
+	"github.com/swebench-run/swebench-run/testutil/testenv"
 )
 
 // The demo dataset (testdata/demo) has two rows in Multi-SWE-bench's format, graded with jq's

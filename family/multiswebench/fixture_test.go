@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/swebench-run/swebench-run/internal/testenv"
+	"github.com/swebench-run/swebench-run/testutil/testenv"
 )
 
 // javaRows are the 50 real Multi-SWE-bench rows of 8 Java repositories in the corpus (from the

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/swebench-run/swebench-run/internal/testenv"
+	"github.com/swebench-run/swebench-run/testutil/testenv"
 )
 
 // kodahLogs is the logs/ folder of a published SWE-PolyBench Verified submission

@@ -17,7 +17,7 @@ import (
 	"github.com/swebench-run/swebench-run/family"
 	"github.com/swebench-run/swebench-run/family/all"
 	"github.com/swebench-run/swebench-run/family/pro"
-	"github.com/swebench-run/swebench-run/internal/testenv"
+	"github.com/swebench-run/swebench-run/testutil/testenv"
 )
 
 // The real SWE-bench Pro files of the test corpus (more-datasets/swe-bench-pro, from

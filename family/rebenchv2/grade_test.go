@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/swebench-run/swebench-run/dataset"
-	"github.com/swebench-run/swebench-run/internal/testenv"
+	"github.com/swebench-run/swebench-run/testutil/testenv"
 )
 
 // sampleTask loads the real row SWE-rebench-V2 publishes as sample.json (Unidata/netcdf-c-1925,

@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/swebench-run/swebench-run/dataset"
-	"github.com/swebench-run/swebench-run/internal/testenv"
+	"github.com/swebench-run/swebench-run/testutil/testenv"
 )
 
 // The fixtures are SWE-smith's own test data (tests/test_logs at SWE-bench/SWE-smith@cf2e649d):

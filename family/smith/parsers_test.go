@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/swebench-run/swebench-run/internal/testenv"
+	"github.com/swebench-run/swebench-run/testutil/testenv"
 )
 
 // The logs in testdata/logs were written for these tests in the formats the tools print (pytest

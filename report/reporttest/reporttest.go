@@ -19,8 +19,8 @@ import (
 
 	"github.com/swebench-run/swebench-run/compare"
 	"github.com/swebench-run/swebench-run/eval"
-	"github.com/swebench-run/swebench-run/internal/browsertest"
 	"github.com/swebench-run/swebench-run/results"
+	"github.com/swebench-run/swebench-run/testutil/browsertest"
 )
 
 // Wait is how long a page may take to show what a check waits for.

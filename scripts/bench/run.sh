@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
-# make bench: runs every benchmark of internal/bench on the local Docker engine and writes the
+# make bench: runs every benchmark of bench on the local Docker engine and writes the
 # results table to BENCHMARKS.md (and stdout). Not part of `make test` (a 1-iteration smoke
-# version of each measurement runs there, as internal/bench's tests).
+# version of each measurement runs there, as bench's tests).
 #
 #   scripts/bench/run.sh                 # everything, full size (about 40 minutes on 2 cores)
 #   scripts/bench/run.sh -only load,resume -o -   # a subset, table on stdout only
 #
-# Any flag is passed to internal/bench/cmd/benchrun (see -h). Needs: Go, Docker with the local
+# Any flag is passed to bench/cmd/benchrun (see -h). Needs: Go, Docker with the local
 # base image (make images), python3 with the docker CLI (subprocess reference), /usr/bin/time
 # (apt-get install time). BENCH_NETWORK sets the containers' network mode (default none).
 set -euo pipefail
@@ -23,7 +23,7 @@ docker image inspect swebench-run/base:bookworm >/dev/null 2>&1 || {
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-go build -o "$tmp/benchrun" ./internal/bench/cmd/benchrun
+go build -o "$tmp/benchrun" ./bench/cmd/benchrun
 go build -o "$tmp/swebench-run" ./cmd/swebench-run
 status=0
 "$tmp/benchrun" -bin "$tmp/swebench-run" -o BENCHMARKS.md "$@" || status=$?

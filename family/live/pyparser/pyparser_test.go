@@ -14,8 +14,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/swebench-run/swebench-run/internal/testenv"
 	"github.com/swebench-run/swebench-run/sandbox"
+	"github.com/swebench-run/swebench-run/testutil/testenv"
 )
 
 // archive is where the corpus keeps SWE-bench-Live's RepoLaunch trajectory archive: per

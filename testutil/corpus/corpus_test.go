@@ -5,8 +5,8 @@ import (
 	"os"
 	"testing"
 
-	"github.com/swebench-run/swebench-run/internal/corpus"
-	"github.com/swebench-run/swebench-run/internal/testenv"
+	"github.com/swebench-run/swebench-run/testutil/corpus"
+	"github.com/swebench-run/swebench-run/testutil/testenv"
 )
 
 // The corpus's JSON lines file, which has no public origin, is generated from the Lite dev

@@ -21,7 +21,7 @@ import (
 )
 
 // ManifestFile is the manifest's path in the repository.
-const ManifestFile = "internal/corpus/manifest.txt"
+const ManifestFile = "testutil/corpus/manifest.txt"
 
 //go:embed manifest.txt
 var embedded []byte

@@ -14,8 +14,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/swebench-run/swebench-run/internal/corpus"
-	"github.com/swebench-run/swebench-run/internal/testenv"
+	"github.com/swebench-run/swebench-run/testutil/corpus"
+	"github.com/swebench-run/swebench-run/testutil/testenv"
 )
 
 // originServer stands in for every origin of the real manifest: it answers

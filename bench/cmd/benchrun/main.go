@@ -1,4 +1,4 @@
-// Command benchrun runs the benchmarks of internal/bench and writes the results table (and how
+// Command benchrun runs the benchmarks of bench and writes the results table (and how
 // it was measured) as Markdown: `make bench` → scripts/bench/run.sh → this.
 package main
 
@@ -14,7 +14,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/swebench-run/swebench-run/internal/bench"
+	"github.com/swebench-run/swebench-run/bench"
 )
 
 func main() {
@@ -289,8 +289,8 @@ func findings(path string) string {
 const methods = `
 ## How each row is measured
 
-Code: ` + "`internal/bench`" + ` (measurements; its tests run each one once, as part of ` + "`make test`" + `),
-` + "`internal/bench/cmd/benchrun`" + ` (this table), ` + "`scripts/bench/`" + ` (the driver and the subprocess reference).
+Code: ` + "`bench`" + ` (measurements; its tests run each one once, as part of ` + "`make test`" + `),
+` + "`bench/cmd/benchrun`" + ` (this table), ` + "`scripts/bench/`" + ` (the driver and the subprocess reference).
 Benchmark containers run the local base image ` + "`swebench-run/base:bookworm`" + ` with cwd /tmp, network mode
 ` + "`$BENCH_NETWORK`" + ` (default ` + "`none`" + `) and, when started in-process, the label ` + "`swebench-run.run-id=bench`" + ` (runs of the binary label theirs with their own run id and remove them themselves).
 

@@ -10,7 +10,7 @@ import (
 	"github.com/parquet-go/parquet-go"
 
 	"github.com/swebench-run/swebench-run/dataset"
-	"github.com/swebench-run/swebench-run/internal/corpus"
+	"github.com/swebench-run/swebench-run/testutil/corpus"
 )
 
 // VerifiedCorpusPath is the 500-row SWE-bench Verified test split in the test corpus.

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/swebench-run/swebench-run/internal/testenv"
+	"github.com/swebench-run/swebench-run/testutil/testenv"
 )
 
 // iterations is 1 (the smoke version that runs in `make test`) unless BENCH_N says otherwise.

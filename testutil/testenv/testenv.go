@@ -16,7 +16,7 @@ import (
 	"time"
 
 	"github.com/swebench-run/swebench-run/dockerenv"
-	"github.com/swebench-run/swebench-run/internal/corpus"
+	"github.com/swebench-run/swebench-run/testutil/corpus"
 )
 
 // BaseImage is built by scripts/build-base-image.sh (make images).
@@ -57,7 +57,7 @@ func RepoRoot(t testing.TB) string {
 }
 
 // Fixtures returns the cache path of a test corpus file or directory (parts joined; no parts for
-// the corpus root; see internal/corpus/manifest.txt). Files missing from the cache are copied
+// the corpus root; see testutil/corpus/manifest.txt). Files missing from the cache are copied
 // from the local mirror (../shared/fixtures beside the repository, or
 // $SWEBENCH_RUN_TESTDATA_MIRROR) when there is one. When a file (or any file under a directory)
 // cannot be had, the test skips with a line that names `make testdata` — except with CI set,

@@ -21,8 +21,8 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/swebench-run/swebench-run/internal/corpus"
 	"github.com/swebench-run/swebench-run/results"
+	"github.com/swebench-run/swebench-run/testutil/corpus"
 )
 
 func main() {
@@ -31,9 +31,9 @@ func main() {
 	os.Exit(run(ctx, os.Args[1:], os.Stdout, os.Stderr))
 }
 
-const usage = `usage: go run ./internal/corpus/cmd/corpus [flags]    fill the test corpus cache (make testdata)
-       go run ./internal/corpus/cmd/corpus check [flags]      recompute every size and sha256 of the manifest from the mirror
-       go run ./internal/corpus/cmd/corpus add [flags] PATH ORIGIN
+const usage = `usage: go run ./testutil/corpus/cmd/corpus [flags]    fill the test corpus cache (make testdata)
+       go run ./testutil/corpus/cmd/corpus check [flags]      recompute every size and sha256 of the manifest from the mirror
+       go run ./testutil/corpus/cmd/corpus add [flags] PATH ORIGIN
                                      add the file PATH of the mirror (or downloaded from ORIGIN) to the manifest
 
 Environment: ` + corpus.EnvCache + ` (the cache; default $XDG_CACHE_HOME/swebench-run/testdata),
@@ -280,7 +280,7 @@ func check(o options, stdout, stderr io.Writer) error {
 		return nil
 	})
 	for _, p := range extra {
-		fmt.Fprintf(stdout, "%s: in the mirror, not in the manifest (add it with: go run ./internal/corpus/cmd/corpus add %s ORIGIN)\n", p, p)
+		fmt.Fprintf(stdout, "%s: in the mirror, not in the manifest (add it with: go run ./testutil/corpus/cmd/corpus add %s ORIGIN)\n", p, p)
 	}
 	fmt.Fprintf(stderr, "testdata: %d entries of %s checked against %s (%d the mirror lacks, against the cache %s): %d differ\n", len(m.Entries), file, mirror, fromCache, cache, bad)
 	if bad > 0 {

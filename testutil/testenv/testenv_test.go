@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/swebench-run/swebench-run/internal/corpus"
+	"github.com/swebench-run/swebench-run/testutil/corpus"
 )
 
 // fakeTB records what Fixtures does to a test: skip, fail, cleanups.
@@ -68,11 +68,11 @@ func TestFixtures(t *testing.T) {
 		wantMsg     string
 		wantLogLine string
 	}{
-		{name: "missing", parts: []string{"trajectories", "results.json"}, wantSkip: true, wantMsg: "run `make testdata`", wantLogLine: "skipped\tinternal/testenv\tfake/missing"},
-		{name: "missing in CI", ci: "true", parts: []string{"trajectories/results.json"}, wantFail: true, wantMsg: "CI is set and test corpus file trajectories/results.json is not in the cache", wantLogLine: "failed\tinternal/testenv\tfake/missing in CI"},
+		{name: "missing", parts: []string{"trajectories", "results.json"}, wantSkip: true, wantMsg: "run `make testdata`", wantLogLine: "skipped\ttestutil/testenv\tfake/missing"},
+		{name: "missing in CI", ci: "true", parts: []string{"trajectories/results.json"}, wantFail: true, wantMsg: "CI is set and test corpus file trajectories/results.json is not in the cache", wantLogLine: "failed\ttestutil/testenv\tfake/missing in CI"},
 		{name: "directory", parts: []string{"runs", "deepseek-chat-lite-dev"}, wantSkip: true, wantMsg: "(nor 119 more); run `make testdata` (not in the mirror"},
 		{name: "not listed", parts: []string{"trajectories", "nope.json"}, wantFail: true, wantMsg: "not in the test corpus manifest"},
-		{name: "from the mirror", realMirror: true, parts: []string{"trajectories", "results.json"}, wantLogLine: "ran\tinternal/testenv\tfake/from the mirror"},
+		{name: "from the mirror", realMirror: true, parts: []string{"trajectories", "results.json"}, wantLogLine: "ran\ttestutil/testenv\tfake/from the mirror"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
