@@ -23,6 +23,32 @@ type Family interface {
 	Prepare(inst *Instance) error
 }
 
+// IDNamer is implemented by families whose rows may name their instance by other columns than
+// instance_id, as their harness's files have them (Multi-SWE-bench's org, repo and number). Load
+// asks it for the id of a row without an instance_id.
+type IDNamer interface {
+	// IDColumns are the columns InstanceIDOf reads.
+	IDColumns() []string
+	// InstanceIDOf returns the instance id the row's IDColumns name (cols holds those the row
+	// has, decoded as in Instance.Extra), or "" when they name none.
+	InstanceIDOf(cols map[string]any) string
+}
+
+// idNamers returns the families that may name a row without an instance_id: forced alone when
+// it is set, else every family of fams that is an IDNamer.
+func idNamers(forced Family, fams []Family) []IDNamer {
+	if forced != nil {
+		fams = []Family{forced}
+	}
+	var out []IDNamer
+	for _, f := range fams {
+		if n, ok := f.(IDNamer); ok {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
 // familyOf returns the family of a row: forced (the named dataset's family) when not nil, else the
 // first of fams that matches; nil when none does.
 func familyOf(inst *Instance, forced Family, fams []Family) Family {

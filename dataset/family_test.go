@@ -1,12 +1,16 @@
 package dataset
 
 import (
+	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/parquet-go/parquet-go"
 )
 
 // tagFamily is a family whose rows carry an x_tag column: its image is named after the tag, its
@@ -112,3 +116,105 @@ type namedFamily struct {
 }
 
 func (n namedFamily) Name() string { return n.name }
+
+// pairFamily names its rows by two columns, as Multi-SWE-bench's own files do (org, repo and
+// number, no instance_id).
+type pairFamily struct{}
+
+func (pairFamily) Name() string                 { return "pair" }
+func (pairFamily) Match(inst *Instance) bool    { _, ok := inst.Extra["org"]; return ok }
+func (pairFamily) Prepare(inst *Instance) error { return nil }
+func (pairFamily) IDColumns() []string          { return []string{"org", "number"} }
+func (pairFamily) InstanceIDOf(cols map[string]any) string {
+	org, _ := cols["org"].(string)
+	n, ok := cols["number"]
+	if org == "" || !ok {
+		return ""
+	}
+	return org + "-" + fmt.Sprint(n)
+}
+
+// A row without an instance_id is named by its family's columns (IDNamer), in JSON lines, JSON
+// lists and parquet alike; a row no family names is still refused, naming the field.
+func TestLoadRowsNamedByFamily(t *testing.T) {
+	p := writeRows(t, `{"org": "acme", "number": 7, "problem_statement": "Fix it."}
+{"instance_id": "given", "org": "acme", "number": 8, "problem_statement": "Fix that."}
+`)
+	l, err := Load(context.Background(), p, LoadOptions{Families: []Family{pairFamily{}}, Require: RequireRun})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := []string{l.Instances[0].InstanceID, l.Instances[1].InstanceID}; got[0] != "acme-7" || got[1] != "given" {
+		t.Errorf("ids %v, want [acme-7 given]", got)
+	}
+	sel := Selection{IDs: []string{"acme-7"}}
+	if l, err := Load(context.Background(), p, LoadOptions{Families: []Family{pairFamily{}}, Selection: &sel}); err != nil || len(l.Instances) != 1 || l.Instances[0].InstanceID != "acme-7" {
+		t.Errorf("selecting a named row: %v, %+v", err, l)
+	}
+	type pqRow struct {
+		Org              string `parquet:"org"`
+		Number           int64  `parquet:"number"`
+		ProblemStatement string `parquet:"problem_statement"`
+	}
+	var buf bytes.Buffer
+	if err := parquet.Write(&buf, []pqRow{{"acme", 9, "Fix it."}}); err != nil {
+		t.Fatal(err)
+	}
+	pq := filepath.Join(t.TempDir(), "rows.parquet")
+	if err := os.WriteFile(pq, buf.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if l, err := Load(context.Background(), pq, LoadOptions{Families: []Family{pairFamily{}}}); err != nil || l.Instances[0].InstanceID != "acme-9" {
+		t.Errorf("a parquet row without instance_id: %v, %+v", err, l)
+	}
+	_, err = Load(context.Background(), p, LoadOptions{Families: []Family{tagFamily{}}})
+	var re *RowError
+	if !errors.As(err, &re) || re.Field != "instance_id" || re.Row != 1 {
+		t.Errorf("without a family that names rows: %v, want a row error on instance_id", err)
+	}
+}
+
+// A JSON file holding one row as an object (SWE-bench-Live's instance.json, SWE-smith's task
+// files) is that row; an object of rows keyed by id stays one; an object that is neither is
+// refused with what would make it one.
+func TestLoadOneRowObject(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, content string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	cases := []struct {
+		name, content string
+		want          []string
+		wantErr       string
+	}{
+		{"one.json", `{"repo": "a/b", "instance_id": "a__b-1", "problem_statement": "Fix it.", "install_config": {"test_cmd": "pytest"}}`, []string{"a__b-1"}, ""},
+		{"pair.json", `{"org": "acme", "number": 3, "problem_statement": "Fix it."}`, []string{"acme-3"}, ""},
+		{"rows.json", `{"a__b-1": {"problem_statement": "x"}, "a__b-2": {"problem_statement": "y"}}`, []string{"a__b-1", "a__b-2"}, ""},
+		{"bad.json", `{"a__b-1": {"problem_statement": "x"}, "repo": "a/b"}`, nil, "an object that is one row has an instance_id or org, number"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			l, err := Load(context.Background(), write(c.name, c.content), LoadOptions{Families: []Family{pairFamily{}}})
+			if c.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), c.wantErr) {
+					t.Fatalf("error %v, want one saying %q", err, c.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, inst := range l.Instances {
+				got = append(got, inst.InstanceID)
+			}
+			if strings.Join(got, ",") != strings.Join(c.want, ",") {
+				t.Errorf("ids %v, want %v", got, c.want)
+			}
+		})
+	}
+}

@@ -8,11 +8,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 )
 
-// jsonTable holds a JSON lines file, a JSON list of rows or a JSON object of rows keyed by
-// instance id (each optionally gzip-compressed). Rows stay raw until asked for.
+// jsonTable holds a JSON lines file, a JSON list of rows, a JSON object of rows keyed by instance
+// id, or one row as a JSON object (each optionally gzip-compressed). Rows stay raw until asked
+// for.
 type jsonTable struct {
 	name  string
 	lines bool              // JSON lines: row numbers are line numbers
@@ -21,7 +23,7 @@ type jsonTable struct {
 	keys  []string          // object form: the key of each row
 }
 
-func openJSON(path string, data []byte) (*jsonTable, error) {
+func openJSON(path string, data []byte, namers []IDNamer) (*jsonTable, error) {
 	data, err := maybeGunzip(path, data)
 	if err != nil {
 		return nil, err
@@ -44,7 +46,11 @@ func openJSON(path string, data []byte) (*jsonTable, error) {
 		if err := dec.Decode(&first); err == nil && dec.More() {
 			return t, t.splitLines(data)
 		}
-		return t, t.decodeObject(trimmed)
+		if isOneRow(first, namers) {
+			t.raw, t.nums = []json.RawMessage{first}, []int{1}
+			return t, nil
+		}
+		return t, t.decodeObject(trimmed, namers)
 	default:
 		return nil, fmt.Errorf("%s: does not start with '[' or '{': want a JSON list of rows, an object of rows keyed by instance_id, or JSON lines (.jsonl)", path)
 	}
@@ -107,7 +113,41 @@ func (t *jsonTable) decodeList(data []byte) error {
 	return nil
 }
 
-func (t *jsonTable) decodeObject(data []byte) error {
+// isOneRow reports whether a JSON object is one row rather than an object of rows keyed by id:
+// it has an instance_id that is not an object (SWE-bench-Live's instance.json, SWE-smith's task
+// files), or every column a family names its rows by (IDNamer) with values that are not objects.
+func isOneRow(obj json.RawMessage, namers []IDNamer) bool {
+	var m map[string]json.RawMessage
+	if json.Unmarshal(obj, &m) != nil {
+		return false
+	}
+	scalar := func(col string) bool {
+		v, ok := m[col]
+		v = bytes.TrimSpace(v)
+		return ok && len(v) > 0 && v[0] != '{'
+	}
+	if scalar("instance_id") {
+		return true
+	}
+	for _, n := range namers {
+		cols := n.IDColumns()
+		if len(cols) > 0 && !slices.ContainsFunc(cols, func(c string) bool { return !scalar(c) }) {
+			return true
+		}
+	}
+	return false
+}
+
+// oneRowColumns names what makes an object one row, for messages.
+func oneRowColumns(namers []IDNamer) string {
+	alts := []string{"an instance_id"}
+	for _, n := range namers {
+		alts = append(alts, strings.Join(n.IDColumns(), ", "))
+	}
+	return strings.Join(alts, " or ")
+}
+
+func (t *jsonTable) decodeObject(data []byte, namers []IDNamer) error {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	if _, err := dec.Token(); err != nil {
 		return fmt.Errorf("%s: invalid JSON: %w", t.name, err)
@@ -123,7 +163,7 @@ func (t *jsonTable) decodeObject(data []byte) error {
 			return fmt.Errorf("%s: row %q: invalid JSON: %w", t.name, key, err)
 		}
 		if len(r) == 0 || r[0] != '{' {
-			return &RowError{File: t.name, Row: k, InstanceID: key, Err: errors.New("not a JSON object (an object of rows maps each instance_id to its row)")}
+			return &RowError{File: t.name, Row: k, InstanceID: key, Err: fmt.Errorf("not a JSON object: an object of rows maps each instance_id to its row, and an object that is one row has %s", oneRowColumns(namers))}
 		}
 		t.raw = append(t.raw, r)
 		t.nums = append(t.nums, k)
@@ -159,6 +199,25 @@ func (t *jsonTable) ids() ([]string, error) {
 		ids[k] = id
 	}
 	return ids, nil
+}
+
+func (t *jsonTable) values(rows []int, cols []string) ([]map[string]any, error) {
+	out := make([]map[string]any, len(rows))
+	for k, r := range rows {
+		dec := json.NewDecoder(bytes.NewReader(t.raw[r]))
+		dec.UseNumber()
+		var m map[string]any
+		if err := dec.Decode(&m); err != nil {
+			return nil, t.rowErr(r, "", "", fmt.Errorf("invalid JSON: %w", err))
+		}
+		out[k] = map[string]any{}
+		for _, c := range cols {
+			if v, ok := m[c]; ok {
+				out[k][c] = v
+			}
+		}
+	}
+	return out, nil
 }
 
 func (t *jsonTable) rowErr(k int, id, field string, err error) error {

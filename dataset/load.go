@@ -419,8 +419,13 @@ func Load(ctx context.Context, spec string, opts LoadOptions) (*Loaded, error) {
 			}
 		}
 	}()
+	forced, err := forcedFamily(src, opts.Families)
+	if err != nil {
+		return nil, err
+	}
+	namers := idNamers(forced, opts.Families)
 	for k, p := range paths {
-		t, sum, size, err := openTable(p, display[k], sums, k)
+		t, sum, size, err := openTable(p, display[k], sums, k, namers)
 		if err != nil {
 			return nil, err
 		}
@@ -431,10 +436,6 @@ func Load(ctx context.Context, spec string, opts LoadOptions) (*Loaded, error) {
 		}
 		src.Files = append(src.Files, f)
 		src.Rows += t.numRows()
-	}
-	forced, err := forcedFamily(src, opts.Families)
-	if err != nil {
-		return nil, err
 	}
 	insts, err := decode(ctx, tables, display, forced, opts)
 	if err != nil {
@@ -457,6 +458,9 @@ func Load(ctx context.Context, spec string, opts LoadOptions) (*Loaded, error) {
 type table interface {
 	numRows() int
 	ids() ([]string, error)
+	// values returns the values of cols (those the row has, decoded as setColumn takes them)
+	// of each row of rows.
+	values(rows []int, cols []string) ([]map[string]any, error)
 	rows(ctx context.Context, slot []int, insts []Instance, set func(row int, col string, err error)) error
 }
 
@@ -496,7 +500,7 @@ func localFiles(spec string) ([]string, error) {
 
 // openTable opens one file, recognising parquet by its magic bytes and JSON otherwise. For hub
 // files the sha256 is already known (verified by the cache); local files are hashed here.
-func openTable(p, name string, hub []hubFile, k int) (table, string, int64, error) {
+func openTable(p, name string, hub []hubFile, k int, namers []IDNamer) (table, string, int64, error) {
 	data, err := os.ReadFile(p)
 	if err != nil {
 		return nil, "", 0, fmt.Errorf("read dataset: %w", err)
@@ -513,7 +517,7 @@ func openTable(p, name string, hub []hubFile, k int) (table, string, int64, erro
 		t, err := openParquetBytes(name, data)
 		return t, sum, size, err
 	}
-	t, err := openJSON(name, data)
+	t, err := openJSON(name, data, namers)
 	return t, sum, size, err
 }
 
@@ -529,6 +533,10 @@ func decode(ctx context.Context, tables []table, names []string, forced Family, 
 		if err != nil {
 			return nil, err
 		}
+		if tids, err = nameRows(t, tids, idNamers(forced, opts.Families)); err != nil {
+			return nil, err
+		}
+		tableIDs[k] = tids
 		if tids == nil {
 			return nil, fmt.Errorf("%s: no instance_id column; every row needs an instance_id", names[k])
 		}
@@ -586,6 +594,9 @@ func decode(ctx context.Context, tables []table, names []string, forced Family, 
 				continue
 			}
 			inst := &insts[s]
+			if inst.InstanceID == "" {
+				inst.InstanceID = tableIDs[k][r]
+			}
 			inst.finish()
 			var verr []error
 			if err := prepare(inst, forced, opts.Families); err != nil {
@@ -610,6 +621,52 @@ func decode(ctx context.Context, tables []table, names []string, forced Family, 
 		return nil, errors.Join(errs...)
 	}
 	return insts, nil
+}
+
+// nameRows fills the ids of the rows that have none (no instance_id column, or an empty value)
+// from the columns a family names its instances by (IDNamer), the first that names the row.
+func nameRows(t table, ids []string, namers []IDNamer) ([]string, error) {
+	if len(namers) == 0 {
+		return ids, nil
+	}
+	var missing []int
+	for r := 0; r < t.numRows(); r++ {
+		if ids == nil || ids[r] == "" {
+			missing = append(missing, r)
+		}
+	}
+	if len(missing) == 0 {
+		return ids, nil
+	}
+	var cols []string
+	for _, n := range namers {
+		for _, c := range n.IDColumns() {
+			if !slices.Contains(cols, c) {
+				cols = append(cols, c)
+			}
+		}
+	}
+	vals, err := t.values(missing, cols)
+	if err != nil {
+		return nil, err
+	}
+	named := ids
+	if named == nil {
+		named = make([]string, t.numRows())
+	}
+	found := false
+	for k, r := range missing {
+		for _, n := range namers {
+			if id := n.InstanceIDOf(vals[k]); id != "" {
+				named[r], found = id, true
+				break
+			}
+		}
+	}
+	if ids == nil && !found {
+		return nil, nil
+	}
+	return named, nil
 }
 
 func rowNumber(t table, r int) (int, bool) {

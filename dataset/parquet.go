@@ -132,6 +132,28 @@ func (t *parquetTable) ids() ([]string, error) {
 	return ids, bad
 }
 
+func (t *parquetTable) values(rows []int, cols []string) ([]map[string]any, error) {
+	out := make([]map[string]any, len(rows))
+	slot := make([]int, t.numRows())
+	for r := range slot {
+		slot[r] = -1
+	}
+	for k, r := range rows {
+		slot[r] = k
+		out[k] = map[string]any{}
+	}
+	for _, name := range cols {
+		c := t.column(name)
+		if c == nil || c.kind == pqComplex {
+			continue
+		}
+		if err := t.scan(c, slot, func(row int, v any) { out[slot[row]][name] = v }); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
 // rows decodes the rows whose slot is >= 0 into insts[slot]. set reports a column error.
 func (t *parquetTable) rows(ctx context.Context, slot []int, insts []Instance, set func(row int, col string, err error)) error {
 	var complexCols []string

@@ -226,6 +226,21 @@ func CheckPredictions(preds map[string]Prediction, insts []dataset.Instance) err
 	return fmt.Errorf("%d predictions are for instances not in the dataset: %s; check --split or remove them", len(unknown), strings.Join(unknown, ", "))
 }
 
+// NameUnnamed sets the model name of the predictions that carry none (a harness's own prediction
+// files: Multi-SWE-bench's patches, SWE-bench Pro's) to name, so that the run report and the
+// comparisons have one.
+func NameUnnamed(preds map[string]Prediction, name string) {
+	if name == "" {
+		return
+	}
+	for id, p := range preds {
+		if p.ModelNameOrPath == "" {
+			p.ModelNameOrPath = name
+			preds[id] = p
+		}
+	}
+}
+
 // ModelName returns the model name of a prediction set (of the first instance id in sorted order),
 // used to name the run report.
 func ModelName(preds map[string]Prediction) string {

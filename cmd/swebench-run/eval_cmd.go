@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"io"
@@ -8,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -21,6 +23,7 @@ import (
 
 type evalFlags struct {
 	predsPath, split, out, runID, fromLogs, ids string
+	modelName                                   string
 	imageTemplate, pull, dockerHost, filter     string
 	workers                                     int
 	timeout                                     time.Duration
@@ -84,12 +87,14 @@ them again). With --from-logs, regrades existing logs without containers.`,
 
 	fs.StringVarP(&f.out, "output", "o", "", "output directory (default: eval/ beside the predictions file, or runs/eval-<run id> for gold)")
 	fs.StringVar(&f.runID, "run-id", "", "run id naming the run report (default: the run's id from run.json beside the predictions, else a new one)")
+	fs.StringVar(&f.modelName, "model-name", "", "model name of predictions that carry none (a harness's own prediction files, e.g. Multi-SWE-bench's patches; default: the predictions file's name)")
 	fs.BoolVar(&f.redo, "redo", false, "re-evaluate instances that already have a report.json")
 	fs.StringVar(&f.fromLogs, "from-logs", "", "regrade existing logs in DIR (harness logs/run_evaluation/<run_id>/<model>/ or our eval/) without containers")
 	waitFlag(fs, &f.wait)
-	flagGroup(fs, "Output", "output", "run-id", "redo", "from-logs", "wait")
+	flagGroup(fs, "Output", "output", "run-id", "model-name", "redo", "from-logs", "wait")
 	metavar(fs, "output", "DIR")
 	metavar(fs, "run-id", "ID")
+	metavar(fs, "model-name", "NAME")
 	metavar(fs, "from-logs", "DIR")
 	completeFlags(cmd, map[string]cobra.CompletionFunc{
 		"split":     completeDataset,
@@ -139,6 +144,7 @@ func runEval(ctx context.Context, stop <-chan struct{}, f *evalFlags, stdout, st
 	if !sel.IsZero() {
 		preds = onlySelected(preds, insts)
 	}
+	eval.NameUnnamed(preds, cmp.Or(f.modelName, predictionsName(f.predsPath)))
 	if runID == "" {
 		runID = defaultEvalRunID(f.predsPath)
 	}
@@ -252,6 +258,16 @@ func onlySelected(preds map[string]eval.Prediction, insts []dataset.Instance) ma
 		}
 	}
 	return keep
+}
+
+// predictionsName is the model name given to predictions that carry none: the predictions
+// file's name without its extensions (multi_swe_bench_patches.jsonl → multi_swe_bench_patches).
+func predictionsName(predsPath string) string {
+	base := filepath.Base(predsPath)
+	if i := strings.IndexByte(base, '.'); i > 0 {
+		base = base[:i]
+	}
+	return base
 }
 
 func defaultEvalRunID(predsPath string) string {

@@ -34,6 +34,7 @@ type Profile struct{}
 var (
 	_ family.Profile          = Profile{}
 	_ family.PredictionReader = Profile{}
+	_ dataset.IDNamer         = Profile{}
 	_ family.Grader           = grader{}
 	_ family.ReportReader     = reports{}
 )
@@ -56,6 +57,39 @@ func (Profile) Match(inst *dataset.Instance) bool {
 		}
 	}
 	return true
+}
+
+// IDColumns implements dataset.IDNamer: the harness's own dataset files have no instance_id
+// column; a row is named by its org, repo and number.
+func (Profile) IDColumns() []string { return []string{"org", "repo", "number"} }
+
+// InstanceIDOf implements dataset.IDNamer: "org__repo-number", as the published datasets name
+// their rows.
+func (Profile) InstanceIDOf(cols map[string]any) string {
+	org, _ := cols["org"].(string)
+	repo, _ := cols["repo"].(string)
+	var n int64
+	switch v := cols["number"].(type) {
+	case json.Number:
+		i, err := v.Int64()
+		if err != nil {
+			return ""
+		}
+		n = i
+	case int64:
+		n = v
+	case float64:
+		if v != float64(int64(v)) {
+			return ""
+		}
+		n = int64(v)
+	default:
+		return ""
+	}
+	if org == "" || repo == "" {
+		return ""
+	}
+	return fmt.Sprintf("%s__%s-%d", org, repo, n)
 }
 
 // rowOf decodes the instance's Multi-SWE-bench columns (Prepare keeps them in Extra).
@@ -106,8 +140,10 @@ func (Profile) Prepare(inst *dataset.Instance) error {
 	inst.Task = row.ProblemStatement()
 	inst.Image = row.Image()
 	inst.WorkDir = row.Workdir()
-	inst.FailToPass = append(sortedKeys(row.F2PTests), append(sortedKeys(row.S2PTests), sortedKeys(row.N2PTests)...)...)
-	inst.PassToPass = sortedKeys(row.P2PTests)
+	// Empty sets are common in published rows (p2p_tests: {}, or no f2p, s2p and n2p tests at
+	// all): they are empty lists, which evaluation accepts, never absent ones.
+	inst.FailToPass = append(append(append([]string{}, sortedKeys(row.F2PTests)...), sortedKeys(row.S2PTests)...), sortedKeys(row.N2PTests)...)
+	inst.PassToPass = append([]string{}, sortedKeys(row.P2PTests)...)
 	inst.PreAgentCommands = []string{"rm -f /home/fix.patch /home/test.patch"}
 	return nil
 }
