@@ -124,9 +124,6 @@ func (Profile) Prepare(inst *dataset.Instance) error {
 		}
 		return &dataset.FieldError{Field: "row", Reason: err.Error()}
 	}
-	if _, ok := repositories[row.Org+"/"+row.Repo]; !ok {
-		return &dataset.FieldError{Field: "repo", Reason: fmt.Sprintf("%s/%s is not a repository of Multi-SWE-bench, mini or flash: the harness has no parser for it", row.Org, row.Repo)}
-	}
 	// Keep the row's own columns for grading; Instance.Repo becomes "org/repo" as elsewhere.
 	inst.Extra["repo"] = row.Repo
 	inst.Extra["test_patch"] = row.TestPatch
@@ -145,6 +142,11 @@ func (Profile) Prepare(inst *dataset.Instance) error {
 	inst.FailToPass = append(append(append([]string{}, sortedKeys(row.F2PTests)...), sortedKeys(row.S2PTests)...), sortedKeys(row.N2PTests)...)
 	inst.PassToPass = append([]string{}, sortedKeys(row.P2PTests)...)
 	inst.PreAgentCommands = []string{"rm -f /home/fix.patch /home/test.patch"}
+	// Checked last, the instance otherwise complete: a row of such a repository is refused for
+	// this one reason.
+	if _, ok := repositories[row.Org+"/"+row.Repo]; !ok {
+		return &dataset.FieldError{Field: "repo", Reason: fmt.Sprintf("%s/%s is not a repository of Multi-SWE-bench, mini or flash: the harness has no parser for it", row.Org, row.Repo)}
+	}
 	return nil
 }
 
