@@ -288,6 +288,15 @@ func TestMultiSWEbenchGoldAsTheHarness(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	// The submission's logs/ regrade as the harness's folder does.
+	regraded = filepath.Join(dir, "regraded-submission")
+	code, stdout, stderr = runCLI(t, "eval", "--predictions", "gold", "--split", split, "--from-logs", published, "-o", regraded, "--run-id", "regrade")
+	if code != 0 {
+		t.Fatalf("eval --from-logs %s: exit %d\n%s\n%s", published, code, stdout, stderr)
+	}
+	if got := msbHarnessVerdicts(t, filepath.Join(regraded, "final_report.json")); !maps.Equal(got, want) {
+		t.Errorf("verdicts regraded from the submission's logs/ %v, the harness's %v", got, want)
+	}
 	// compare reads the harness's folder as it wrote it (final_report.json beside the instances'
 	// folders) and, with the Multi-SWE-bench folder reader (compare/read*, family/*/reports.go),
 	// as the submission publishes it. NEEDS the folder reader: until it is merged, compare may

@@ -182,3 +182,50 @@ func readFinalReport(t *testing.T, path string) map[string]any {
 	}
 	return m
 }
+
+// TestRegradeLayouts: Regrade finds a fix run's log in this tool's layout (<dir>/<instance_id>/),
+// the harness's workdir (<dir>/<org>/<repo>/evals/pr-<n>/) and a leaderboard submission's
+// (<dir>/logs/<org>/<repo>/evals/pr-<n>/), and nowhere else.
+func TestRegradeLayouts(t *testing.T) {
+	harness := readHarnessRun(t)
+	var inst dataset.Instance
+	for _, i := range loadDemo(t) {
+		if i.InstanceID == "jqlang__jq-990003" {
+			inst = i
+		}
+	}
+	h := harness["jqlang/jq:pr-990003"]
+	pred := family.Prediction{InstanceID: inst.InstanceID, ModelPatch: &inst.Patch}
+	for _, c := range []struct {
+		name  string
+		dir   string // where the log is, under the logs folder; "" for nowhere
+		found bool
+	}{
+		{"this tool's eval folder", "jqlang__jq-990003", true},
+		{"the harness's workdir", "jqlang/jq/evals/pr-990003", true},
+		{"a leaderboard submission", "logs/jqlang/jq/evals/pr-990003", true},
+		{"another instance's folder", "jqlang/jq/evals/pr-990001", false},
+		{"the id's folder under logs/", "logs/jqlang__jq-990003", false},
+		{"no log", "", false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			logs := t.TempDir()
+			if c.dir != "" {
+				d := filepath.Join(logs, filepath.FromSlash(c.dir))
+				if err := os.MkdirAll(d, 0o755); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.WriteFile(filepath.Join(d, fixLogFile), []byte(h.log), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			v, found, err := (grader{}).Regrade(inst, pred, []string{logs}, t.TempDir())
+			if err != nil || found != c.found {
+				t.Fatalf("found %v (%v), want %v", found, err, c.found)
+			}
+			if found && v.Outcome != family.Resolved {
+				t.Errorf("got %s (%s), want resolved as the harness", v.Outcome, v.Reason)
+			}
+		})
+	}
+}
