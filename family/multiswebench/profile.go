@@ -124,9 +124,6 @@ func (Profile) Prepare(inst *dataset.Instance) error {
 		}
 		return &dataset.FieldError{Field: "row", Reason: err.Error()}
 	}
-	if _, ok := repositories[row.Org+"/"+row.Repo]; !ok {
-		return &dataset.FieldError{Field: "repo", Reason: fmt.Sprintf("%s/%s is not a repository of Multi-SWE-bench, mini or flash: the harness has no parser for it", row.Org, row.Repo)}
-	}
 	// Keep the row's own columns for grading; Instance.Repo becomes "org/repo" as elsewhere.
 	inst.Extra["repo"] = row.Repo
 	inst.Extra["test_patch"] = row.TestPatch
@@ -145,6 +142,11 @@ func (Profile) Prepare(inst *dataset.Instance) error {
 	inst.FailToPass = append(append(append([]string{}, sortedKeys(row.F2PTests)...), sortedKeys(row.S2PTests)...), sortedKeys(row.N2PTests)...)
 	inst.PassToPass = append([]string{}, sortedKeys(row.P2PTests)...)
 	inst.PreAgentCommands = []string{"rm -f /home/fix.patch /home/test.patch"}
+	// Checked last, the instance otherwise complete: a row of such a repository is refused for
+	// this one reason.
+	if _, ok := repositories[row.Org+"/"+row.Repo]; !ok {
+		return &dataset.FieldError{Field: "repo", Reason: fmt.Sprintf("%s/%s is not a repository of Multi-SWE-bench, mini or flash: the harness has no parser for it", row.Org, row.Repo)}
+	}
 	return nil
 }
 
@@ -304,17 +306,21 @@ func (g grader) Grade(ctx context.Context, env family.GradeEnv, sb family.Sandbo
 	return g.judge(inst, log, dir)
 }
 
-// Regrade implements family.Grader: the log is this tool's <dir>/<instance_id>/fix-patch-run.log
-// or the harness's <dir>/<org>/<repo>/evals/pr-<number>/fix-patch-run.log.
+// Regrade implements family.Grader: the log is this tool's <dir>/<instance_id>/fix-patch-run.log,
+// the harness's <workdir>/<org>/<repo>/evals/pr-<number>/fix-patch-run.log (run_evaluation.py's
+// instance folder) or a leaderboard submission's <dir>/logs/<org>/<repo>/evals/pr-<number>/ (the
+// harness's workdir published as logs/, as multi-swe-bench/experiments keeps them).
 func (g grader) Regrade(inst dataset.Instance, pred family.Prediction, logDirs []string, dir string) (family.Verdict, bool, error) {
 	row, err := rowOf(&inst)
 	if err != nil {
 		return family.Errorf(family.KindGrading, "%v", err), true, nil
 	}
+	harnessDir := filepath.Join(row.Org, row.Repo, "evals", "pr-"+strconv.Itoa(row.Number))
 	for _, d := range logDirs {
 		for _, p := range []string{
 			filepath.Join(d, inst.InstanceID, fixLogFile),
-			filepath.Join(d, row.Org, row.Repo, "evals", "pr-"+strconv.Itoa(row.Number), fixLogFile),
+			filepath.Join(d, harnessDir, fixLogFile),
+			filepath.Join(d, "logs", harnessDir, fixLogFile),
 		} {
 			log, err := os.ReadFile(p)
 			if err != nil {

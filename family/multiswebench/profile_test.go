@@ -1,6 +1,7 @@
 package multiswebench
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"net/http"
@@ -253,5 +254,36 @@ func TestGraderWithoutContainers(t *testing.T) {
 				t.Error("reused the verdict of another patch")
 			}
 		})
+	}
+}
+
+// TestPrepareUnknownRepository: a row of a repository the harness has no parser for is refused
+// for that one reason, its instance otherwise complete (no missing FAIL_TO_PASS or PASS_TO_PASS
+// besides).
+func TestPrepareUnknownRepository(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join("testdata", "demo", "dataset.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var row map[string]any
+	if err := json.Unmarshal(data[:bytes.IndexByte(data, '\n')], &row); err != nil {
+		t.Fatal(err)
+	}
+	row["org"] = "nobody"
+	data, err = json.Marshal([]any{row})
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "rows.json")
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err = dataset.Load(context.Background(), path, dataset.LoadOptions{Families: []dataset.Family{Profile{}}})
+	if err == nil {
+		t.Fatal("a row of nobody/jq loaded")
+	}
+	msg := err.Error()
+	if !strings.Contains(msg, `field "repo": nobody/jq is not a repository of Multi-SWE-bench`) || strings.Contains(msg, "FAIL_TO_PASS") || strings.Contains(msg, "PASS_TO_PASS") {
+		t.Errorf("got %v, want only the repository named", err)
 	}
 }
