@@ -2,7 +2,9 @@ package live
 
 import (
 	"context"
+	"crypto/rand"
 	"encoding/base64"
+	"encoding/hex"
 	"errors"
 	"os"
 	"path/filepath"
@@ -13,6 +15,9 @@ import (
 
 	"github.com/swebench-run/swebench-run/dataset"
 	"github.com/swebench-run/swebench-run/family"
+	"github.com/swebench-run/swebench-run/family/live/pyparser"
+	"github.com/swebench-run/swebench-run/sandbox"
+	"github.com/swebench-run/swebench-run/testutil/testenv"
 )
 
 // fakeSandbox answers the harness's script with script, and a parser run with parser (exit code
@@ -316,5 +321,43 @@ func TestProfileRows(t *testing.T) {
 	}
 	if err := p.Grader().Check([]dataset.Instance{noTests}); err == nil || !strings.Contains(err.Error(), "instance a__b-2: ") || !strings.Contains(err.Error(), "validation.py") {
 		t.Errorf("Check: %v", err)
+	}
+}
+
+// TestGradeInvalidUTF8InAContainer runs the harness's commands in a container whose print
+// command prints invalid UTF-8: the log is what the harness's session decodes (TestRawPrintLog:
+// the invalid byte dropped), so the test "tests/t.py::f" passes.
+func TestGradeInvalidUTF8InAContainer(t *testing.T) {
+	engine := testenv.Docker(t)
+	testenv.RequireImage(t, engine, testenv.BaseImage)
+	rnd := make([]byte, 4)
+	rand.Read(rnd)
+	runID := "test-live-" + hex.EncodeToString(rnd)
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		defer cancel()
+		engine.Sweep(ctx, sandbox.Selector{RunID: runID})
+	})
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	sb, err := engine.Start(ctx, sandbox.Spec{Image: testenv.BaseImage, RunID: runID, InstanceID: "a__b-2", Role: "eval", Cwd: "/",
+		Limits: sandbox.Limits{NetworkMode: "none"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { sb.Remove(context.Background()) })
+	inst := pytestRow()
+	inst.Extra["test_cmds"] = []any{"true"}
+	inst.Extra["print_cmds"] = []any{`printf 'PASSED tests/t.py::\xfff\n\033[32mPASSED\033[0m tests/t.py::p\r\n'`}
+	dir := t.TempDir()
+	v, err := New(Options{}).Grader().Grade(ctx, family.GradeEnv{Timeout: time.Minute}, pyparser.Adapt(sb, 64<<20), inst, family.Prediction{}, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v.Outcome != family.Resolved {
+		t.Errorf("got %s %s %q, want resolved", v.Outcome, v.ErrorKind, v.Reason)
+	}
+	if got, _ := os.ReadFile(filepath.Join(dir, PostPatchLogFile)); string(got) != "PASSED tests/t.py::f\nPASSED tests/t.py::p\n" {
+		t.Errorf("post_patch_log.txt: %q", got)
 	}
 }
