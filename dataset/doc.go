@@ -25,7 +25,8 @@
 //
 // # Rows
 //
-// The known columns fill Instance's fields; every other column is kept in Extra under its
+// The known columns fill Instance's fields (log_parser is also kept raw in Extra, so that an
+// empty column is told from an absent one); every other column is kept in Extra under its
 // original name (parquet lists become []any, numbers int64/float64, structs map[string]any; JSON
 // numbers are json.Number). FAIL_TO_PASS and PASS_TO_PASS may be lists or JSON strings holding a
 // list; an empty string is an empty list; an absent column leaves the field nil. A row's image
@@ -33,7 +34,7 @@
 // Duplicated instance ids are an error (*DuplicateIDsError) listing every id and its rows. Field
 // errors are *RowError values naming the file, row (or line), instance and field.
 // LoadOptions.Require checks the fields a run (ValidateForRun) or an evaluation
-// (ValidateForEval) needs.
+// (ValidateForEval, or the row's family's own rule when it is an EvalValidator) needs.
 //
 // # Families
 //

@@ -23,6 +23,28 @@ type Family interface {
 	Prepare(inst *Instance) error
 }
 
+// EvalValidator is implemented by families whose rows may lack what ValidateForEval asks of every
+// row (SWE-bench-Live's tasks before validation have no FAIL_TO_PASS or PASS_TO_PASS) and whose
+// grader says itself, naming its harness's rule, what grading such a row needs: with
+// LoadOptions.RequireEval, Load checks the family's rows with the family's ValidateForEval
+// instead of Instance.ValidateForEval.
+type EvalValidator interface {
+	ValidateForEval(inst *Instance) error
+}
+
+// validateForEval checks inst for an evaluation: by its family's rule when that family (of fams,
+// by the name prepare recorded) is an EvalValidator, else by Instance.ValidateForEval.
+func validateForEval(inst *Instance, fams []Family) error {
+	if inst.Family != "" {
+		for _, f := range fams {
+			if v, ok := f.(EvalValidator); ok && f.Name() == inst.Family {
+				return v.ValidateForEval(inst)
+			}
+		}
+	}
+	return inst.ValidateForEval()
+}
+
 // IDNamer is implemented by families whose rows may name their instance by other columns than
 // instance_id, as their harness's files have them (Multi-SWE-bench's org, repo and number). Load
 // asks it for the id of a row without an instance_id.

@@ -218,3 +218,60 @@ func TestLoadOneRowObject(t *testing.T) {
 		})
 	}
 }
+
+// lateFamily's rows (with an x_late column) may lack FAIL_TO_PASS: its grader says so later.
+type lateFamily struct{}
+
+func (lateFamily) Name() string                 { return "late" }
+func (lateFamily) Match(inst *Instance) bool    { _, ok := inst.Extra["x_late"]; return ok }
+func (lateFamily) Prepare(inst *Instance) error { return nil }
+func (lateFamily) ValidateForEval(inst *Instance) error {
+	if inst.InstanceID == "" {
+		return &FieldError{"instance_id", "missing"}
+	}
+	return nil
+}
+
+// An evaluation checks a row by its family's rule when the family is an EvalValidator, and by
+// ValidateForEval otherwise.
+func TestLoadEvalValidator(t *testing.T) {
+	p := writeRows(t, `{"instance_id": "a__b-1", "problem_statement": "Fix it.", "x_late": 1}
+`)
+	l, err := Load(context.Background(), p, LoadOptions{Families: []Family{lateFamily{}}, Require: RequireEval})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if inst := l.Instances[0]; inst.Family != "late" || inst.FailToPass != nil {
+		t.Errorf("loaded %+v", inst)
+	}
+	_, err = Load(context.Background(), p, LoadOptions{Families: []Family{tagFamily{}}, Require: RequireEval})
+	var re *RowError
+	if !errors.As(err, &re) || re.Field != "FAIL_TO_PASS" {
+		t.Errorf("without the family: %v, want the FAIL_TO_PASS of ValidateForEval", err)
+	}
+}
+
+// log_parser fills its field and is kept raw in Extra, so that an empty column is told from an
+// absent one.
+func TestLogParserKeptRaw(t *testing.T) {
+	p := writeRows(t, `{"instance_id": "a__b-1", "log_parser": ""}
+{"instance_id": "a__b-2", "log_parser": null}
+{"instance_id": "a__b-3", "log_parser": "pytest"}
+{"instance_id": "a__b-4"}
+`)
+	l, err := Load(context.Background(), p, LoadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []struct {
+		field string
+		raw   any
+		has   bool
+	}{{"", "", true}, {"", nil, true}, {"pytest", "pytest", true}, {"", nil, false}}
+	for k, inst := range l.Instances {
+		raw, has := inst.Extra["log_parser"]
+		if inst.LogParser != want[k].field || raw != want[k].raw || has != want[k].has {
+			t.Errorf("%s: LogParser %q, Extra %v (%t)", inst.InstanceID, inst.LogParser, raw, has)
+		}
+	}
+}

@@ -7,7 +7,8 @@ import (
 )
 
 // Instance is one dataset row. The well-known columns have fields; every other column is kept in
-// Extra under its original name, with its decoded JSON/parquet value.
+// Extra under its original name, with its decoded JSON/parquet value (log_parser is kept there
+// too, raw, so that an empty column can be told from an absent one).
 type Instance struct {
 	InstanceID             string   `json:"instance_id"`
 	Repo                   string   `json:"repo"`

@@ -606,7 +606,7 @@ func decode(ctx context.Context, tables []table, names []string, forced Family, 
 				verr = append(verr, inst.ValidateForRun())
 			}
 			if opts.Require&RequireEval != 0 {
-				verr = append(verr, inst.ValidateForEval())
+				verr = append(verr, validateForEval(inst, opts.Families))
 			}
 			if err := errors.Join(verr...); err != nil && len(errs) < maxErrs {
 				row, line := rowNumber(t, r)

@@ -2,7 +2,6 @@ package gym
 
 import (
 	"fmt"
-	"regexp"
 	"strings"
 
 	"github.com/swebench-run/swebench-run/dataset"
@@ -70,9 +69,10 @@ func parsePytest(log string) (*logparse.Map, error) {
 	return m, nil
 }
 
+// The fork's patterns are Python 3 str patterns: \d and \s are Unicode (pytext.Re).
 var (
-	colourCode    = regexp.MustCompile(`\[(\d+)m`)
-	failedBracket = regexp.MustCompile(`FAILED\s*\[.*?\]`)
+	colourCode    = pytext.Re(`\[(\d+)m`)
+	failedBracket = pytext.Re(`FAILED\s*\[.*?\]`)
 )
 
 // parsePytestPydantic is the fork's parse_log_pytest_pydantic: colour codes ("[31m") and control

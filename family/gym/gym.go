@@ -19,12 +19,12 @@ package gym
 
 import (
 	"fmt"
-	"regexp"
 	"slices"
 	"sort"
 	"strings"
 
 	"github.com/swebench-run/swebench-run/dataset"
+	"github.com/swebench-run/swebench-run/internal/pytext"
 )
 
 // Hub datasets of the family.
@@ -101,10 +101,11 @@ const heredoc = "EOF_114329324912"
 // NON_TEST_EXTS; "csv" has no dot there).
 var nonTestExts = []string{".json", ".png", "csv", ".txt", ".md", ".jpg", ".jpeg", ".pkl", ".yml", ".yaml", ".toml"}
 
+// The fork's patterns, read as Python reads them (pytext.Re).
 var (
-	modifiedFileRe = regexp.MustCompile(`--- a/(.*)`)
-	diffFileRe     = regexp.MustCompile(`diff --git a/.* b/(.*)`)
-	mypyCaseRe     = regexp.MustCompile(`\[case ([^\]]+)\]`)
+	modifiedFileRe = pytext.Re(`--- a/(.*)`)
+	diffFileRe     = pytext.Re(`diff --git a/.* b/(.*)`)
+	mypyCaseRe     = pytext.Re(`\[case ([^\]]+)\]`)
 )
 
 // EvalScript returns the eval script SWE-Gym's harness fork builds for a row (its TestSpec's

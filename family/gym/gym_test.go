@@ -3,7 +3,6 @@ package gym
 import (
 	"context"
 	"errors"
-	"flag"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -13,8 +12,6 @@ import (
 	"github.com/swebench-run/swebench-run/dataset"
 	"github.com/swebench-run/swebench-run/eval"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files under testdata/")
 
 // loadRows loads testdata/rows.jsonl: SWE-Gym-shaped rows written for these tests (the columns of
 // SWE-Gym/SWE-Gym: SWE-bench's, no eval_script), one per repository of the fork's
@@ -28,9 +25,11 @@ func loadRows(t *testing.T) []dataset.Instance {
 	return l.Instances
 }
 
-// TestEvalScriptGolden compares the eval scripts with testdata/scripts/<id>.sh. The golden files
-// were checked against the scripts the fork's make_test_spec(row).eval_script builds for the same
-// rows (swebench/harness/test_spec.py at 242429c1); -update rewrites them from this package.
+// TestEvalScriptGolden compares the eval scripts with testdata/scripts/<id>.sh: the scripts SWE-Gym's
+// harness fork builds for the same rows, make_test_spec(row).eval_script of
+// swebench/harness/test_spec.py (SWE-Gym/SWE-Bench-Fork at
+// 242429c188fcfd06aad13fce9a54d450470bf0ac), run by python3 on testdata/rows.jsonl as
+// testdata/scripts/README.md says. They are never written from this package.
 func TestEvalScriptGolden(t *testing.T) {
 	for _, inst := range loadRows(t) {
 		t.Run(inst.InstanceID, func(t *testing.T) {
@@ -39,20 +38,12 @@ func TestEvalScriptGolden(t *testing.T) {
 				t.Fatal(err)
 			}
 			golden := filepath.Join("testdata", "scripts", inst.InstanceID+".sh")
-			if *update {
-				if err := os.MkdirAll(filepath.Dir(golden), 0o755); err != nil {
-					t.Fatal(err)
-				}
-				if err := os.WriteFile(golden, []byte(got), 0o644); err != nil {
-					t.Fatal(err)
-				}
-			}
 			want, err := os.ReadFile(golden)
 			if err != nil {
-				t.Fatalf("%v (run with -update to create it)", err)
+				t.Fatalf("%v (generate it with the fork's code: testdata/scripts/README.md)", err)
 			}
 			if got != string(want) {
-				t.Errorf("eval script differs from %s:\n%s", golden, got)
+				t.Errorf("eval script differs from %s, the fork's:\n%s", golden, got)
 			}
 		})
 	}
@@ -246,6 +237,45 @@ func TestPydanticParser(t *testing.T) {
 	}
 	if _, err := parsePytestPydantic("PASSED\n"); err == nil {
 		t.Error("a bare status line: got no error, want one (the fork's parser raises IndexError)")
+	}
+}
+
+// TestPydanticParserUnicode reads lines with non-ASCII names, spaces and digits as the fork's
+// parse_log_pytest_pydantic reads them: Python 3 str patterns, whose \s and \d are Unicode. The
+// expected maps are the fork's output (SWE-Gym/SWE-Bench-Fork at 242429c1,
+// swebench/harness/log_parsers.py, MAP_REPO_TO_PARSER["pydantic/pydantic"], run by python3 on
+// these logs): an em space before "[ 50%]" is collapsed with it, a colour code of Arabic-Indic
+// digits is removed, NEL and no-break spaces split words; "FAILED" with a no-break space before
+// its progress raises IndexError there.
+func TestPydanticParserUnicode(t *testing.T) {
+	log := "\x1b[31mFAILED\u2003[ 50%] tests/test_ü.py::test_ñ - boom\n" +
+		"[\u0663\u0661mPASSED tests/test_ü.py::test_ä\n" +
+		"tests/test_ö.py::test_x PASSED\n" +
+		"tests/ß.py::t\u00a0PASSED\n" +
+		"\x1b[32mPASSED\x1b[0m tests/test_main.py::test_ok\u0085tail\n" +
+		"SKIPPED\u3000[ 99%] tests/t.py::s\n"
+	want := [][2]string{
+		{"tests/test_ü.py::test_ñ", "FAILED"},
+		{"tests/test_ü.py::test_ä", "PASSED"},
+		{"tests/test_ö.py::test_x", "PASSED"},
+		{"tests/ß.py::t", "PASSED"},
+		{"tests/test_main.py::test_ok", "PASSED"},
+		{"[", "SKIPPED"},
+	}
+	m, err := parsePytestPydantic(log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got [][2]string
+	for _, k := range m.Keys() {
+		s, _ := m.Get(k)
+		got = append(got, [2]string{k, s})
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("got %q\nwant %q (the fork's)", got, want)
+	}
+	if _, err := parsePytestPydantic("FAILED\u00a0[100%]\n"); err == nil {
+		t.Error("got no error, want one (the fork's parser raises IndexError)")
 	}
 }
 

@@ -5,11 +5,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
-	"strings"
 
 	"github.com/swebench-run/swebench-run/dataset"
 	"github.com/swebench-run/swebench-run/eval/logparse"
 	"github.com/swebench-run/swebench-run/family"
+	"github.com/swebench-run/swebench-run/family/live/pyparser"
 )
 
 // Tests is one category of a Report: the tests of the category that passed and that failed.
@@ -26,48 +26,32 @@ type Report struct {
 	FailToPass Tests  `json:"FAIL_TO_PASS"`
 }
 
-// PytestStatus is the harness's status map of a row graded with SWE-bench's pytest parser: the
-// parser's statuses turned into "pass" (a status containing "pass"), "skip" (containing "skip")
-// or "fail" (anything else), in the parser's order.
-func PytestStatus(log string) (*logparse.Map, error) {
-	parse, err := logparse.Get("parse_log_pytest")
-	if err != nil {
-		return nil, err
-	}
-	sm, err := parse(log, "")
-	if err != nil {
-		return nil, err
-	}
-	out := logparse.NewMap()
-	for _, k := range sm.Keys() {
-		s, _ := sm.Get(k)
-		switch l := strings.ToLower(s); {
-		case strings.Contains(l, "pass"):
-			out.Set(k, "pass")
-		case strings.Contains(l, "skip"):
-			out.Set(k, "skip")
-		default:
-			out.Set(k, "fail")
-		}
-	}
-	return out, nil
-}
+// TestStatus is one item of the status map the harness grades (the dict the row's parser
+// returned, or the pytest parser's map).
+type TestStatus = pyparser.Entry
+
+// Status is a status map in the parser's order. It may name a test twice, when the parser
+// returned a str key and a non-str one of the same text ({"5": …, 5: …}), as the harness's dict
+// and status.json do.
+type Status []TestStatus
 
 // Grade grades a status map as the harness's run_instance does: a test succeeded when its
-// status contains "pass" and failed when it contains "fail" (case-insensitively; a test the log
-// does not have is neither); resolved means no PASS_TO_PASS and no FAIL_TO_PASS test failed and
-// every FAIL_TO_PASS test succeeded (or as many succeeded as the row lists). The harness builds
-// the lists from sets; here they are sorted.
-func Grade(inst *dataset.Instance, status *logparse.Map) Report {
+// status contains "pass" and failed when it contains "fail" (case-insensitively, as Python's
+// str.lower; a test the log does not have is neither; a key that was not a Python str is no
+// test); resolved means no PASS_TO_PASS and no FAIL_TO_PASS test failed and every FAIL_TO_PASS
+// test succeeded (or as many succeeded as the row lists). The harness builds the lists from sets;
+// here they are sorted.
+func Grade(inst *dataset.Instance, status Status) Report {
 	succ, fail := map[string]bool{}, map[string]bool{}
-	for _, k := range status.Keys() {
-		s, _ := status.Get(k)
-		l := strings.ToLower(s)
-		if strings.Contains(l, "pass") {
-			succ[k] = true
+	for _, e := range status {
+		if e.NotStr {
+			continue
 		}
-		if strings.Contains(l, "fail") {
-			fail[k] = true
+		if lowerContains(e.Status, "pass") {
+			succ[e.Test] = true
+		}
+		if lowerContains(e.Status, "fail") {
+			fail[e.Test] = true
 		}
 	}
 	pick := func(tests []string, in map[string]bool) []string {
@@ -124,21 +108,20 @@ func ReadReport(data []byte) (Report, error) {
 	return r, nil
 }
 
-// MarshalStatus returns status.json as the harness writes it: the status map in the parser's
-// order, indented by one space.
-func MarshalStatus(m *logparse.Map) ([]byte, error) {
+// MarshalStatus returns status.json as the harness writes it (json.dump(…, indent=True)): the
+// status map in the parser's order, indented by one space, non-ASCII escaped.
+func MarshalStatus(m Status) ([]byte, error) {
 	var b bytes.Buffer
 	b.WriteByte('{')
-	for i, k := range m.Keys() {
-		s, _ := m.Get(k)
+	for i, e := range m {
 		if i > 0 {
 			b.WriteByte(',')
 		}
-		kb, err := json.Marshal(k)
+		kb, err := json.Marshal(e.Test)
 		if err != nil {
 			return nil, err
 		}
-		sb, err := json.Marshal(s)
+		sb, err := json.Marshal(e.Status)
 		if err != nil {
 			return nil, err
 		}
@@ -150,8 +133,10 @@ func MarshalStatus(m *logparse.Map) ([]byte, error) {
 	return family.PythonJSON(b.Bytes(), 1)
 }
 
-// ReadStatus decodes a status.json, keeping its order.
-func ReadStatus(data []byte) (*logparse.Map, error) {
+// ReadStatus decodes a status.json as Python's json.load does (a key given twice keeps its first
+// place and its last status). Every key is a str there: a parser's non-str keys are not told
+// apart once written.
+func ReadStatus(data []byte) (Status, error) {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
 		return nil, fmt.Errorf("status map: want a JSON object")
@@ -172,7 +157,17 @@ func ReadStatus(data []byte) (*logparse.Map, error) {
 		}
 		m.Set(k.(string), s)
 	}
-	return m, nil
+	return statusOf(m), nil
+}
+
+// statusOf is a Map's entries in its order.
+func statusOf(m *logparse.Map) Status {
+	out := make(Status, 0, m.Len())
+	for _, k := range m.Keys() {
+		s, _ := m.Get(k)
+		out = append(out, TestStatus{Test: k, Status: s})
+	}
+	return out
 }
 
 // Results is the harness's results.json of a run.

@@ -2,16 +2,18 @@ package live
 
 import (
 	"context"
+	"encoding/base64"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 	"sort"
+	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/swebench-run/swebench-run/dataset"
-	"github.com/swebench-run/swebench-run/eval/logparse"
 	"github.com/swebench-run/swebench-run/family"
 	"github.com/swebench-run/swebench-run/family/live/pyparser"
 	"github.com/swebench-run/swebench-run/results"
@@ -63,6 +65,9 @@ func (g *grader) Grade(ctx context.Context, env family.GradeEnv, sb family.Sandb
 		log = io.Discard
 	}
 	row, err := RowOf(&inst)
+	if err == nil {
+		err = Gradable(&inst, true)
+	}
 	if err != nil {
 		return family.Errorf(family.KindGrading, "%v", err), nil
 	}
@@ -95,6 +100,10 @@ func (g *grader) Grade(ctx context.Context, env family.GradeEnv, sb family.Sandb
 	if !ok {
 		return family.Errorf(family.KindNoTestOutput, "the commands ended before the print commands ran (see %s)", TestOutputFile), nil
 	}
+	if strings.ContainsRune(postLog, utf8.RuneError) {
+		// The sandbox replaced invalid UTF-8 (or the log holds U+FFFD): read the bytes.
+		postLog = rawPrintLog(ctx, sb, postLog, log)
+	}
 	status, v, err := g.parse(ctx, env, sb, row, postLog, log)
 	if err != nil || v != nil {
 		if err != nil {
@@ -105,16 +114,27 @@ func (g *grader) Grade(ctx context.Context, env family.GradeEnv, sb family.Sandb
 	return grade(&inst, postLog, status, dir)
 }
 
+// rawPrintLog returns the log as the harness reads it from the print commands' output bytes
+// (RawPrintLog of PrintOutputPath, fetched as base64), or postLog, with a note in log, when they
+// cannot be read.
+func rawPrintLog(ctx context.Context, sb family.Sandbox, postLog string, log io.Writer) string {
+	out, code, timedOut, err := sb.Exec(ctx, "base64 "+PrintOutputPath, 5*time.Minute)
+	if err == nil && code == 0 && !timedOut {
+		raw, derr := base64.StdEncoding.DecodeString(strings.Join(strings.Fields(out), ""))
+		if derr == nil {
+			return RawPrintLog(raw)
+		}
+		err = derr
+	}
+	fmt.Fprintf(log, "The log has invalid UTF-8, which the harness drops, and its bytes could not be read from %s (exit %d, %v): it is graded with U+FFFD in their place\n", PrintOutputPath, code, err)
+	return postLog
+}
+
 // parse runs the row's parser on the log: the status map, or the verdict when the parser could
 // not give one; the error is ctx's.
-func (g *grader) parse(ctx context.Context, env family.GradeEnv, sb family.Sandbox, row Row, postLog string, log io.Writer) (*logparse.Map, *family.Verdict, error) {
+func (g *grader) parse(ctx context.Context, env family.GradeEnv, sb family.Sandbox, row Row, postLog string, log io.Writer) (Status, *family.Verdict, error) {
 	if row.IsPytest() {
-		status, err := PytestStatus(postLog)
-		if err != nil {
-			v := family.Errorf(family.KindGrading, "pytest parser: %v", err)
-			return nil, &v, nil
-		}
-		return status, nil, nil
+		return PytestStatus(postLog), nil, nil
 	}
 	var helperErr error
 	if env.Start != nil {
@@ -139,7 +159,7 @@ func (g *grader) parse(ctx context.Context, env family.GradeEnv, sb family.Sandb
 	return parserResult(ctx, status, err, log)
 }
 
-func parserResult(ctx context.Context, status *logparse.Map, err error, log io.Writer) (*logparse.Map, *family.Verdict, error) {
+func parserResult(ctx context.Context, status []pyparser.Entry, err error, log io.Writer) (Status, *family.Verdict, error) {
 	var pe *pyparser.ParserError
 	var v family.Verdict
 	switch {
@@ -159,7 +179,7 @@ func parserResult(ctx context.Context, status *logparse.Map, err error, log io.W
 }
 
 // grade grades a status map and writes the harness's files into dir.
-func grade(inst *dataset.Instance, postLog string, status *logparse.Map, dir string) (family.Verdict, error) {
+func grade(inst *dataset.Instance, postLog string, status Status, dir string) (family.Verdict, error) {
 	rep := Grade(inst, status)
 	statusData, err := MarshalStatus(status)
 	if err != nil {
@@ -191,12 +211,9 @@ func containerError(ctx context.Context, step string, err error) (family.Verdict
 // harness's post_patch_log.txt (or this tool's test_output.txt, cut to the print commands'
 // output) is graded again. A row with the pytest parser is parsed again; a row with a Python
 // parser is graded from the folder's status.json (that parser's output), since regrading runs
-// no container: a folder without status.json is an error of the instance.
+// no container: a folder without status.json is an error of the instance, as is a row the
+// harness cannot grade (Gradable; a Windows task's logs are regraded).
 func (*grader) Regrade(inst dataset.Instance, _ family.Prediction, logDirs []string, dir string) (family.Verdict, bool, error) {
-	row, err := RowOf(&inst)
-	if err != nil {
-		return family.Errorf(family.KindGrading, "%v", err), true, nil
-	}
 	for _, ld := range logDirs {
 		src := filepath.Join(ld, inst.InstanceID)
 		postLog, found, err := readPostLog(src)
@@ -206,14 +223,19 @@ func (*grader) Regrade(inst dataset.Instance, _ family.Prediction, logDirs []str
 		if !found {
 			continue
 		}
+		row, err := RowOf(&inst)
+		if err == nil {
+			err = Gradable(&inst, false)
+		}
+		if err != nil {
+			return family.Errorf(family.KindGrading, "%v", err), true, nil
+		}
 		if err := os.MkdirAll(dir, 0o755); err != nil {
 			return family.Verdict{}, true, err
 		}
-		var status *logparse.Map
+		var status Status
 		if row.IsPytest() {
-			if status, err = PytestStatus(postLog); err != nil {
-				return family.Errorf(family.KindGrading, "pytest parser: %v", err), true, nil
-			}
+			status = PytestStatus(postLog)
 		} else {
 			data, err := os.ReadFile(filepath.Join(src, StatusFile))
 			if errors.Is(err, os.ErrNotExist) {

@@ -2,6 +2,9 @@ package live
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/base64"
+	"encoding/hex"
 	"errors"
 	"os"
 	"path/filepath"
@@ -12,6 +15,9 @@ import (
 
 	"github.com/swebench-run/swebench-run/dataset"
 	"github.com/swebench-run/swebench-run/family"
+	"github.com/swebench-run/swebench-run/family/live/pyparser"
+	"github.com/swebench-run/swebench-run/sandbox"
+	"github.com/swebench-run/swebench-run/testutil/testenv"
 )
 
 // fakeSandbox answers the harness's script with script, and a parser run with parser (exit code
@@ -21,6 +27,7 @@ type fakeSandbox struct {
 	timedOut   bool
 	parser     string
 	parserCode int
+	printRaw   []byte // PrintOutputPath's content; nil: no such file
 	files      map[string]string
 	ran        []string
 }
@@ -36,6 +43,18 @@ func (f *fakeSandbox) Exec(_ context.Context, cmd string, _ time.Duration) (stri
 		return f.script, 0, f.timedOut, nil
 	case strings.Contains(cmd, "-I -c"):
 		return f.parser, f.parserCode, false, nil
+	case cmd == "base64 "+PrintOutputPath:
+		if f.printRaw == nil {
+			return "base64: " + PrintOutputPath + ": No such file or directory\n", 1, false, nil
+		}
+		enc := base64.StdEncoding.EncodeToString(f.printRaw)
+		var b strings.Builder
+		for len(enc) > 76 { // as base64 wraps its output
+			b.WriteString(enc[:76] + "\n")
+			enc = enc[76:]
+		}
+		b.WriteString(enc + "\n")
+		return b.String(), 0, false, nil
 	}
 	return "", 0, false, nil
 }
@@ -64,7 +83,7 @@ func section(log string) string {
 
 func TestGraderGrade(t *testing.T) {
 	pred := func(p string) family.Prediction { return family.Prediction{InstanceID: "x", ModelPatch: &p} }
-	okReply := reply + `{"status": [["f", "pass"], ["p", "pass"]]}` + "\n"
+	okReply := reply + `{"status": [["f", "pass", true], ["p", "pass", true]]}` + "\n"
 	tests := []struct {
 		name        string
 		inst        dataset.Instance
@@ -88,6 +107,16 @@ func TestGraderGrade(t *testing.T) {
 		{"a failing parser is an error, as in the harness", pythonRow(), newFake(section("log"), ""), newFake("", reply+`{"error": "Traceback\nKeyError: 'x'\n", "stderr": ""}`+"\n"), nil,
 			family.Error, family.KindGrading, "KeyError"},
 		{"no print section", pytestRow(), newFake("bash: syntax error\n", ""), nil, nil, family.Error, family.KindNoTestOutput, "print commands"},
+		// The sandbox replaced the invalid byte with U+FFFD; the harness drops it, and reads the
+		// test "tests/t.py::f" (TestRawPrintLog).
+		{"invalid UTF-8 is dropped, as the harness drops it", pytestRow(), func() *fakeSandbox {
+			f := newFake(section("PASSED tests/t.py::\ufffdf\nPASSED tests/t.py::p"), "")
+			f.printRaw = []byte("PASSED tests/t.py::\xfff\nPASSED tests/t.py::p")
+			return f
+		}(), nil, nil, family.Resolved, "", ""},
+		{"invalid UTF-8 whose bytes cannot be read", pytestRow(), newFake(section("PASSED tests/t.py::\ufffdf\nPASSED tests/t.py::p"), ""), nil, nil, family.Unresolved, "", ""},
+		{"a row without PASS_TO_PASS is not graded", func() dataset.Instance { i := pytestRow(); i.PassToPass = nil; return i }(), newFake(section("PASSED tests/t.py::f"), ""), nil, nil,
+			family.Error, family.KindGrading, "evaluation.py cannot grade it"},
 		{"timeout", pytestRow(), func() *fakeSandbox { f := newFake("partial", ""); f.timedOut = true; return f }(), nil, nil, family.Error, family.KindTimeout, "longer than"},
 	}
 	for _, tt := range tests {
@@ -109,6 +138,9 @@ func TestGraderGrade(t *testing.T) {
 			}
 			if v.Outcome != tt.wantOutcome || v.ErrorKind != tt.wantKind || !strings.Contains(v.Reason, tt.wantReason) {
 				t.Fatalf("got %s %s %q, want %s %s %q", v.Outcome, v.ErrorKind, v.Reason, tt.wantOutcome, tt.wantKind, tt.wantReason)
+			}
+			if tt.wantKind == family.KindGrading && len(tt.instance.ran) == 0 {
+				return // refused before anything ran
 			}
 			if tt.instance.files[PatchPath] != "the patch" || tt.instance.files[TestPatchPath] != tt.inst.TestPatch || !strings.Contains(tt.instance.files[ScriptPath], "git apply --reject") {
 				t.Errorf("files in the container: %v", tt.instance.files)
@@ -172,6 +204,23 @@ func TestGraderRegrade(t *testing.T) {
 	}
 	if _, found, _ := g.Regrade(pythonRow(), family.Prediction{}, []string{t.TempDir()}, out); found {
 		t.Error("found a log in an empty folder")
+	}
+	// A row the harness cannot grade: no log is "not found"; a log is graded as an error.
+	noTests := pytestRow()
+	noTests.FailToPass, noTests.PassToPass = nil, nil
+	if _, found, err := g.Regrade(noTests, family.Prediction{}, []string{t.TempDir()}, out); found || err != nil {
+		t.Errorf("no log of a row without test lists: found %t, %v", found, err)
+	}
+	v, found, err = g.Regrade(noTests, family.Prediction{}, []string{logs}, filepath.Join(out, "a__b-2"))
+	if err != nil || !found || v.ErrorKind != family.KindGrading || !strings.Contains(v.Reason, "FAIL_TO_PASS and PASS_TO_PASS") {
+		t.Errorf("a row without test lists: got %+v, %t, %v", v, found, err)
+	}
+	// A Windows task's logs regrade: regrading runs no container.
+	win := pytestRow()
+	win.Extra["platform"] = "windows"
+	v, found, err = g.Regrade(win, family.Prediction{}, []string{logs}, filepath.Join(out, "a__b-2"))
+	if err != nil || !found || v.Outcome != family.Resolved {
+		t.Errorf("a Windows task: got %+v, %t, %v", v, found, err)
 	}
 }
 
@@ -256,11 +305,59 @@ func TestProfileRows(t *testing.T) {
 	}
 	win := pythonRow()
 	win.Image = "starryzhang/sweb.eval.win.a_1776_b-1"
-	var fe *dataset.FieldError
-	if err := p.Prepare(&win); !errors.As(err, &fe) {
+	if err := p.Prepare(&win); err != nil {
 		t.Errorf("Prepare of a Windows row: %v", err)
 	}
-	if err := p.Grader().Check([]dataset.Instance{pytestRow(), win}); err == nil || !strings.Contains(err.Error(), "a__b-1") {
+	if err := p.Grader().Check([]dataset.Instance{pytestRow(), win}); err == nil || !strings.Contains(err.Error(), "a__b-1") || !strings.Contains(err.Error(), "Windows containers") {
 		t.Errorf("Check: %v", err)
+	}
+	noTests := pytestRow()
+	noTests.FailToPass, noTests.PassToPass = nil, nil
+	if err := p.Prepare(&noTests); err != nil {
+		t.Errorf("Prepare of a row without test lists: %v", err)
+	}
+	if err := p.ValidateForEval(&noTests); err != nil {
+		t.Errorf("ValidateForEval of a row without test lists: %v", err)
+	}
+	if err := p.Grader().Check([]dataset.Instance{noTests}); err == nil || !strings.Contains(err.Error(), "instance a__b-2: ") || !strings.Contains(err.Error(), "validation.py") {
+		t.Errorf("Check: %v", err)
+	}
+}
+
+// TestGradeInvalidUTF8InAContainer runs the harness's commands in a container whose print
+// command prints invalid UTF-8: the log is what the harness's session decodes (TestRawPrintLog:
+// the invalid byte dropped), so the test "tests/t.py::f" passes.
+func TestGradeInvalidUTF8InAContainer(t *testing.T) {
+	engine := testenv.Docker(t)
+	testenv.RequireImage(t, engine, testenv.BaseImage)
+	rnd := make([]byte, 4)
+	rand.Read(rnd)
+	runID := "test-live-" + hex.EncodeToString(rnd)
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		defer cancel()
+		engine.Sweep(ctx, sandbox.Selector{RunID: runID})
+	})
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	sb, err := engine.Start(ctx, sandbox.Spec{Image: testenv.BaseImage, RunID: runID, InstanceID: "a__b-2", Role: "eval", Cwd: "/",
+		Limits: sandbox.Limits{NetworkMode: "none"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { sb.Remove(context.Background()) })
+	inst := pytestRow()
+	inst.Extra["test_cmds"] = []any{"true"}
+	inst.Extra["print_cmds"] = []any{`printf 'PASSED tests/t.py::\xfff\n\033[32mPASSED\033[0m tests/t.py::p\r\n'`}
+	dir := t.TempDir()
+	v, err := New(Options{}).Grader().Grade(ctx, family.GradeEnv{Timeout: time.Minute}, pyparser.Adapt(sb, 64<<20), inst, family.Prediction{}, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v.Outcome != family.Resolved {
+		t.Errorf("got %s %s %q, want resolved", v.Outcome, v.ErrorKind, v.Reason)
+	}
+	if got, _ := os.ReadFile(filepath.Join(dir, PostPatchLogFile)); string(got) != "PASSED tests/t.py::f\nPASSED tests/t.py::p\n" {
+		t.Errorf("post_patch_log.txt: %q", got)
 	}
 }

@@ -11,7 +11,6 @@ import (
 	"testing"
 
 	"github.com/swebench-run/swebench-run/dataset"
-	"github.com/swebench-run/swebench-run/eval/logparse"
 	"github.com/swebench-run/swebench-run/testutil/testenv"
 )
 
@@ -96,15 +95,12 @@ func TestRowOfArchiveRows(t *testing.T) {
 				n++
 				inst := archiveRow(t, path.Join(lang.Name(), "playground", d.Name()))
 				r, err := RowOf(&inst)
-				if lang.Name() == "windows_tasks" {
-					if err == nil {
-						t.Errorf("%s: a Windows task was not refused", d.Name())
-					}
-					continue
-				}
-				if err != nil || !HasLiveColumns(&inst) {
+				if err != nil || !HasLiveColumns(&inst) || Gradable(&inst, false) != nil {
 					t.Errorf("%s: %v", d.Name(), err)
 					continue
+				}
+				if err := Gradable(&inst, true); (err != nil) != (lang.Name() == "windows_tasks") {
+					t.Errorf("%s: gradable in a container: %v", d.Name(), err)
 				}
 				script := Script(r)
 				for _, want := range []string{strings.Join(r.TestCmds, " ; ") + "\n", strings.Join(r.PrintCmds, " ; ") + "\n"} {
@@ -118,14 +114,62 @@ func TestRowOfArchiveRows(t *testing.T) {
 			t.Errorf("read %d archived instances, want 27", n)
 		}
 	})
-	t.Run("a Windows row is refused", func(t *testing.T) {
+	t.Run("a Windows row loads, and is not graded in a container", func(t *testing.T) {
 		inst := archiveRow(t, "windows_tasks/playground/dotnet__runtime-126064")
-		_, err := RowOf(&inst)
+		if _, err := RowOf(&inst); err != nil {
+			t.Fatal(err)
+		}
+		err := Gradable(&inst, true)
 		var fe *dataset.FieldError
 		if !errors.As(err, &fe) || fe.Field != "docker_image" || !strings.Contains(err.Error(), "Windows containers") {
 			t.Fatalf("got %v, want a FieldError on docker_image naming Windows containers", err)
 		}
 	})
+}
+
+// TestArchiveInstanceFiles loads each of the archive's 27 instance.json files as it is (a JSON
+// file holding one row): RepoLaunch's input, a task before validation, with no FAIL_TO_PASS and
+// no PASS_TO_PASS. SWE-bench-Live's evaluation.py (microsoft/SWE-bench-Live at 70ec57e8,
+// run_instance, run by python3 on such a row with a fake container) runs the tests and then fails
+// on instance["PASS_TO_PASS"] (KeyError), listing the instance among results.json's error_ids;
+// its validation.py derives the two lists (compare). So the row loads for a run and for an
+// evaluation, and the grader says it cannot grade it, naming the row and what to do.
+func TestArchiveInstanceFiles(t *testing.T) {
+	entries, err := os.ReadDir(testenv.Fixtures(t, archive))
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, lang := range entries {
+		dirs, _ := os.ReadDir(testenv.Fixtures(t, archive, lang.Name(), "playground"))
+		for _, d := range dirs {
+			n++
+			file := testenv.Fixtures(t, archive, lang.Name(), "playground", d.Name(), "instance.json")
+			l, err := dataset.Load(t.Context(), file, dataset.LoadOptions{Families: []dataset.Family{New(Options{})}, Require: dataset.RequireRun | dataset.RequireEval})
+			if err != nil {
+				t.Errorf("%s: %v", d.Name(), err)
+				continue
+			}
+			inst := l.Instances[0]
+			if inst.Family != Name || inst.InstanceID != d.Name() || inst.FailToPass != nil || inst.PassToPass != nil {
+				t.Errorf("%s: loaded as %q %q, FAIL_TO_PASS %v, PASS_TO_PASS %v", d.Name(), inst.Family, inst.InstanceID, inst.FailToPass, inst.PassToPass)
+			}
+			for _, inContainer := range []bool{false, true} {
+				err := Gradable(&inst, inContainer)
+				var fe *dataset.FieldError
+				if !errors.As(err, &fe) || fe.Field != "FAIL_TO_PASS" || !strings.Contains(err.Error(), "FAIL_TO_PASS and PASS_TO_PASS") || !strings.Contains(err.Error(), "validation.py") {
+					t.Errorf("%s: Gradable: %v", d.Name(), err)
+				}
+			}
+			err = New(Options{}).Grader().Check(l.Instances)
+			if err == nil || !strings.Contains(err.Error(), "instance "+d.Name()+": ") || !strings.Contains(err.Error(), "SWE-bench-Live's evaluation.py cannot grade it") {
+				t.Errorf("%s: Check: %v", d.Name(), err)
+			}
+		}
+	}
+	if n != 27 {
+		t.Errorf("read %d instance.json files, want 27", n)
+	}
 }
 
 func TestRowOfErrors(t *testing.T) {
@@ -143,9 +187,6 @@ func TestRowOfErrors(t *testing.T) {
 		{"a number in print_cmds", func(i *dataset.Instance) { i.Extra["print_cmds"] = []any{"cat x", 3.0} }, "print_cmds"},
 		{"a parser name the harness does not know", func(i *dataset.Instance) { i.LogParser = "parse_log_pytest" }, "log_parser"},
 		{"no parser", func(i *dataset.Instance) { i.LogParser = "" }, "log_parser"},
-		{"no FAIL_TO_PASS", func(i *dataset.Instance) { i.FailToPass = nil }, "FAIL_TO_PASS"},
-		{"a Windows image", func(i *dataset.Instance) { i.Image = "starryzhang/sweb.eval.win.a_1776_b-1" }, "docker_image"},
-		{"a Windows platform", func(i *dataset.Instance) { i.Extra["platform"] = "windows" }, "docker_image"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -159,15 +200,98 @@ func TestRowOfErrors(t *testing.T) {
 		})
 	}
 	inst := base()
-	inst.LogParser = ""
-	inst.Extra["parser"] = "pytest" // the harness falls back to a parser column
-	if r, err := RowOf(&inst); err != nil || !r.IsPytest() || !HasLiveColumns(&inst) {
-		t.Errorf("parser column: got %+v, %v", r, err)
-	}
-	inst = base()
 	inst.Extra["rebuild_cmds"] = `["make"]` // a JSON-encoded list, as some exports store it
 	if r, err := RowOf(&inst); err != nil || !reflect.DeepEqual(r.RebuildCmds, []string{"make"}) {
 		t.Errorf("JSON-string list: got %+v, %v", r, err)
+	}
+}
+
+// TestParserColumn checks which column the parser comes from, as the harness reads it:
+// instance.get("log_parser", instance.get("parser", "")). SWE-bench-Live's evaluation.py
+// (microsoft/SWE-bench-Live at 70ec57e8, run_instances, run by python3 with a fake container
+// printing "PASSED a::b", PASS_TO_PASS ["a::b"]) graded a row without log_parser by its parser
+// column ("pytest": success_ids), and a row whose log_parser is "" or null, its parser column
+// "pytest", as an error (run_parser("") defines no function parser; None.lower() raises).
+func TestParserColumn(t *testing.T) {
+	tests := []struct {
+		name     string
+		row      string
+		match    bool
+		wantErr  string // "": the row is graded with the pytest parser
+		errField string
+	}{
+		{"no log_parser: the parser column", `{"parser": "pytest"}`, true, "", ""},
+		{"an empty log_parser is taken as it is", `{"log_parser": "", "parser": "pytest"}`, true, "takes log_parser as it is", "log_parser"},
+		{"a null log_parser is taken as it is", `{"log_parser": null, "parser": "pytest"}`, true, "null", "log_parser"},
+		{"an empty log_parser without a parser column", `{"log_parser": ""}`, true, "takes log_parser as it is", "log_parser"},
+		{"neither", `{}`, false, "missing", "log_parser"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			row := strings.Replace(tt.row, "{", `{"instance_id": "a__b-1", "problem_statement": "x", "test_cmds": ["pytest -rA"], "FAIL_TO_PASS": [], "PASS_TO_PASS": ["a::b"], `, 1)
+			row = strings.Replace(row, ", }", "}", 1)
+			p := path.Join(t.TempDir(), "rows.jsonl")
+			if err := os.WriteFile(p, []byte(row+"\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			l, err := dataset.Load(t.Context(), p, dataset.LoadOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			inst := l.Instances[0]
+			if HasLiveColumns(&inst) != tt.match {
+				t.Errorf("HasLiveColumns: got %t", !tt.match)
+			}
+			r, err := RowOf(&inst)
+			if tt.wantErr == "" {
+				if err != nil || !r.IsPytest() {
+					t.Fatalf("got %+v, %v; want the pytest parser", r, err)
+				}
+				return
+			}
+			var fe *dataset.FieldError
+			if !errors.As(err, &fe) || fe.Field != tt.errField || !strings.Contains(err.Error(), tt.wantErr) {
+				t.Fatalf("got %v, want a FieldError on %s saying %q", err, tt.errField, tt.wantErr)
+			}
+		})
+	}
+}
+
+func TestGradable(t *testing.T) {
+	base := func() dataset.Instance {
+		return dataset.Instance{InstanceID: "a__b-1", LogParser: "pytest", FailToPass: []string{"t"}, PassToPass: []string{},
+			Extra: map[string]any{"test_cmds": []any{"pytest -rA"}}}
+	}
+	tests := []struct {
+		name        string
+		change      func(*dataset.Instance)
+		field       string // "": gradable
+		inContainer bool
+	}{
+		{"a row with both lists", func(*dataset.Instance) {}, "", true},
+		{"empty lists are lists", func(i *dataset.Instance) { i.FailToPass, i.PassToPass = []string{}, []string{} }, "", true},
+		{"no FAIL_TO_PASS", func(i *dataset.Instance) { i.FailToPass = nil }, "FAIL_TO_PASS", false},
+		{"no PASS_TO_PASS", func(i *dataset.Instance) { i.PassToPass = nil }, "PASS_TO_PASS", false},
+		{"a Windows image", func(i *dataset.Instance) { i.Image = "starryzhang/sweb.eval.win.a_1776_b-1" }, "docker_image", true},
+		{"a Windows platform", func(i *dataset.Instance) { i.Extra["platform"] = "windows" }, "docker_image", true},
+		{"a Windows task's logs", func(i *dataset.Instance) { i.Extra["platform"] = "windows" }, "", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			inst := base()
+			tt.change(&inst)
+			err := Gradable(&inst, tt.inContainer)
+			var fe *dataset.FieldError
+			if tt.field == "" {
+				if err != nil {
+					t.Fatal(err)
+				}
+				return
+			}
+			if !errors.As(err, &fe) || fe.Field != tt.field {
+				t.Fatalf("got %v, want a FieldError on %s", err, tt.field)
+			}
+		})
 	}
 }
 
@@ -188,7 +312,7 @@ func TestScript(t *testing.T) {
 			"go build ./...\n" +
 			"go test -json ./... > r.json ; true\n" +
 			"printf '\\n%s\\n' '>>>>> Start Test Output'\n" +
-			"cat r.json ; echo done\n" +
+			"if command -v tee >/dev/null 2>&1; then\n{ cat r.json ; echo done\n} 2>&1 | tee /tmp/live_print_output\nelse\n{ cat r.json ; echo done\n}\nfi\n" +
 			"printf '\\n%s\\n' '>>>>> End Test Output'\n"
 		if got != want {
 			t.Errorf("got:\n%s\nwant:\n%s", got, want)
@@ -198,7 +322,7 @@ func TestScript(t *testing.T) {
 		got := Script(Row{InstanceID: "a__b-1", TestCmds: []string{"pytest -rA tests/test_a.py"}})
 		for _, w := range []string{
 			"\ncat > run_test.sh <<'CC_PROMPT'\npytest -rA tests/test_a.py\nCC_PROMPT\nbash run_test.sh > testlog.out 2>&1\n",
-			"'>>>>> Start Test Output'\ncat testlog.out\n",
+			"'>>>>> Start Test Output'\nif command -v tee >/dev/null 2>&1; then\n{ cat testlog.out\n} 2>&1 | tee /tmp/live_print_output\n",
 		} {
 			if !strings.Contains(got, w) {
 				t.Errorf("script lacks %q:\n%s", w, got)
@@ -233,10 +357,10 @@ func TestPrintLog(t *testing.T) {
 	}
 }
 
-func statusMap(pairs ...string) *logparse.Map {
-	m := logparse.NewMap()
+func statusMap(pairs ...string) Status {
+	var m Status
 	for i := 0; i < len(pairs); i += 2 {
-		m.Set(pairs[i], pairs[i+1])
+		m = append(m, TestStatus{Test: pairs[i], Status: pairs[i+1]})
 	}
 	return m
 }
@@ -245,7 +369,7 @@ func TestGrade(t *testing.T) {
 	tests := []struct {
 		name     string
 		f2p, p2p []string
-		status   *logparse.Map
+		status   Status
 		want     Report
 	}{
 		{"resolved", []string{"f"}, []string{"p1", "p2"}, statusMap("f", "pass", "p1", "pass", "p2", "PASSED"),
@@ -276,20 +400,78 @@ func TestGrade(t *testing.T) {
 	}
 }
 
-func TestPytestStatus(t *testing.T) {
-	log := "PASSED tests/a.py::t1\nFAILED tests/a.py::t2 - assert 0\nSKIPPED tests/a.py::t3\nXFAIL tests/a.py::t4\nERROR tests/a.py::t5\n"
-	got, err := PytestStatus(log)
+// TestHarnessPytestParser grades a log with the harness's own pytest parser. The expected
+// status.json and report.json are what SWE-bench-Live's evaluation.py (microsoft/SWE-bench-Live at
+// 70ec57e852e3f2d195790fe71f553e272c691833: run_instances → evaluate_instance →
+// default_pytest_parser, run by python3 on this row and this log with a fake container) wrote:
+// pytest's "SKIPPED [N]" summary lines are the tests "[N]" (SWE-bench's current parser drops
+// them), a later line changes a test's status but not its place, words are split at any Unicode
+// space, and "ERRORskİp" is no skip because Python lowers İ to "i̇". report.json's lists are
+// sorted here (the harness writes them in set order).
+func TestHarnessPytestParser(t *testing.T) {
+	log := "SKIPPED [1] tests/test_a.py:12: no network\nSKIPPED [2] tests/test_b.py:3: win only\nPASSED tests/test_a.py::test_ok\n" +
+		"FAILED tests/test_a.py::test_bad - AssertionError: x - y\nERROR tests/test_c.py::test_setup\nXFAIL tests/test_a.py::test_known - reason\n" +
+		"FAILED tests/test_a.py::test_ok\nPASSED tests/test_a.py::test_ok\n  PASSED indented::t\nPASSED\nPASSED\u2003tests/ü.py::test_ñ\u00a0extra\n" +
+		"SKIPPED tests/test_a.py::test_skip\nXFAILpass x::t3\nERRORsk\u0130p x::t4\nPASSED\tx::tab\n"
+	inst := dataset.Instance{InstanceID: "a__b-1", FailToPass: []string{"tests/test_a.py::test_bad", "[1]", "x::t3"},
+		PassToPass: []string{"tests/test_a.py::test_ok", "[2]", "x::t4", "tests/ü.py::test_ñ"}}
+	wantStatus := "{\n \"[1]\": \"skip\",\n \"[2]\": \"skip\",\n \"tests/test_a.py::test_ok\": \"pass\",\n \"tests/test_a.py::test_bad\": \"fail\",\n" +
+		" \"tests/test_c.py::test_setup\": \"fail\",\n \"tests/test_a.py::test_known\": \"fail\",\n \"tests/\\u00fc.py::test_\\u00f1\": \"pass\",\n" +
+		" \"tests/test_a.py::test_skip\": \"skip\",\n \"x::t3\": \"pass\",\n \"x::t4\": \"fail\",\n \"x::tab\": \"pass\"\n}"
+	wantReport := Report{InstanceID: "a__b-1", Resolved: false,
+		PassToPass: Tests{Success: []string{"tests/test_a.py::test_ok", "tests/ü.py::test_ñ"}, Failure: []string{"x::t4"}},
+		FailToPass: Tests{Success: []string{"x::t3"}, Failure: []string{"tests/test_a.py::test_bad"}}}
+
+	status := PytestStatus(log)
+	got, err := MarshalStatus(status)
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := [][2]string{{"tests/a.py::t1", "pass"}, {"tests/a.py::t2", "fail"}, {"tests/a.py::t3", "skip"}, {"tests/a.py::t4", "fail"}, {"tests/a.py::t5", "fail"}}
-	var pairs [][2]string
-	for _, k := range got.Keys() {
-		s, _ := got.Get(k)
-		pairs = append(pairs, [2]string{k, s})
+	if string(got) != wantStatus {
+		t.Errorf("status.json:\n%s\nwant (the harness's):\n%s", got, wantStatus)
 	}
-	if !reflect.DeepEqual(pairs, want) {
-		t.Errorf("got %v, want %v", pairs, want)
+	if rep := Grade(&inst, status); !reflect.DeepEqual(rep, wantReport) {
+		t.Errorf("report: got %+v\nwant %+v", rep, wantReport)
+	}
+}
+
+// TestGradeKeysThatAreNotStr grades the map a Python parser returned with keys that are not str.
+// SWE-bench-Live's evaluation.py (at 70ec57e8, run by python3 with RepoLaunch's run_parser at
+// 7735b1e7 on the parser returning {5: 'pass', '5': 'fail', None: 'pass', 1.5: 'pass', True:
+// 'fail', 't': 'pass'}, FAIL_TO_PASS ["5"], PASS_TO_PASS ["t", "null", "1.5", "true"]) wrote that
+// status.json and report.json, unresolved; with {5: 'pass'} and FAIL_TO_PASS ["5"] it found no
+// FAIL_TO_PASS test passed, unresolved.
+func TestGradeKeysThatAreNotStr(t *testing.T) {
+	status := Status{{Test: "5", Status: "pass", NotStr: true}, {Test: "5", Status: "fail"}, {Test: "null", Status: "pass", NotStr: true},
+		{Test: "1.5", Status: "pass", NotStr: true}, {Test: "true", Status: "fail", NotStr: true}, {Test: "t", Status: "pass"}}
+	inst := dataset.Instance{InstanceID: "a__b-1", FailToPass: []string{"5"}, PassToPass: []string{"t", "null", "1.5", "true"}}
+	want := Report{InstanceID: "a__b-1", PassToPass: Tests{[]string{"t"}, []string{}}, FailToPass: Tests{[]string{}, []string{"5"}}}
+	if got := Grade(&inst, status); !reflect.DeepEqual(got, want) {
+		t.Errorf("got %+v\nwant %+v", got, want)
+	}
+	data, err := MarshalStatus(status)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "{\n \"5\": \"pass\",\n \"5\": \"fail\",\n \"null\": \"pass\",\n \"1.5\": \"pass\",\n \"true\": \"fail\",\n \"t\": \"pass\"\n}"; string(data) != want {
+		t.Errorf("status.json:\n%s\nwant (the harness's):\n%s", data, want)
+	}
+	intOnly := dataset.Instance{InstanceID: "a__b-1", FailToPass: []string{"5"}, PassToPass: []string{}}
+	if got := Grade(&intOnly, Status{{Test: "5", Status: "pass", NotStr: true}}); got.Resolved || len(got.FailToPass.Success) != 0 {
+		t.Errorf("{5: 'pass'} passed the test \"5\": %+v", got)
+	}
+}
+
+// TestRawPrintLog decodes print output bytes as the harness's session does. The expected text is
+// what RepoLaunch's LinuxRuntime._read_raw_output (microsoft/RepoLaunch at 7735b1e7, the
+// submodule of SWE-bench-Live 70ec57e8; run by python3 on these bytes as one chunk, followed by a
+// prompt) returned: invalid UTF-8 dropped (errors="ignore"), a valid U+FFFD kept, ANSI escapes and
+// carriage returns removed.
+func TestRawPrintLog(t *testing.T) {
+	raw := []byte("ok \xff\xfe tests/\xe2\x82 a.py::t \xf0\x9f\x98\x80 \xed\xa0\x80 \xc0\xaf \xf4\x90\x80\x80 \xe2\x82\xac\xe2 end\r\n\x1b[32mPASSED\x1b[0m x\xc3\n\xef\xbf\xbd kept\n")
+	want := "ok  tests/ a.py::t 😀    € end\nPASSED x\n\ufffd kept\n"
+	if got := RawPrintLog(raw); got != want {
+		t.Errorf("got %q\nwant %q (the harness's)", got, want)
 	}
 }
 
@@ -320,12 +502,16 @@ func TestHarnessFiles(t *testing.T) {
 	if want := "{\n \"x::y\": \"pass\",\n \"\\u00fc\": \"fail\"\n}"; string(status) != want {
 		t.Errorf("status.json:\n%s\nwant:\n%s", status, want)
 	}
-	if empty, _ := MarshalStatus(logparse.NewMap()); string(empty) != "{}" {
+	if empty, _ := MarshalStatus(nil); string(empty) != "{}" {
 		t.Errorf("empty status.json: %s", empty)
 	}
 	m, err := ReadStatus(status)
-	if err != nil || !reflect.DeepEqual(m.Keys(), []string{"x::y", "ü"}) {
-		t.Errorf("read status back: %v, %v", m.Keys(), err)
+	if err != nil || !reflect.DeepEqual(m, statusMap("x::y", "pass", "ü", "fail")) {
+		t.Errorf("read status back: %v, %v", m, err)
+	}
+	// json.load: a key written twice keeps its first place and its last value.
+	if m, err := ReadStatus([]byte(`{"5": "pass", "t": "fail", "5": "fail"}`)); err != nil || !reflect.DeepEqual(m, statusMap("5", "fail", "t", "fail")) {
+		t.Errorf("duplicated key: %v, %v", m, err)
 	}
 
 	res := Results{Submitted: 2, SubmittedIDs: []string{"a", "b"}, EmptyPatch: 1, EmptyPatchIDs: []string{"b"}, SuccessIDs: []string{"a"}, Success: 1}

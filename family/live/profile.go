@@ -27,7 +27,10 @@ type Options struct {
 // Profile is SWE-bench-Live's family.
 type Profile struct{ opts Options }
 
-var _ family.Profile = (*Profile)(nil)
+var (
+	_ family.Profile        = (*Profile)(nil)
+	_ dataset.EvalValidator = (*Profile)(nil)
+)
 
 // New returns the profile.
 func New(o Options) *Profile {
@@ -48,8 +51,10 @@ func (*Profile) Title() string { return "SWE-bench-Live" }
 func (*Profile) Match(inst *dataset.Instance) bool { return HasLiveColumns(inst) }
 
 // Prepare implements dataset.Family: the row's commands and parser are checked (a missing or bad
-// column, or a Windows task, is a *dataset.FieldError), the image is the row's docker_image or
-// the harness's default, and the agent works in /testbed on the problem statement.
+// column is a *dataset.FieldError), the image is the row's docker_image or the harness's default,
+// and the agent works in /testbed on the problem statement. What grading needs besides is the
+// grader's to check (Gradable): a task before validation, without FAIL_TO_PASS and PASS_TO_PASS,
+// loads, and a Windows task too, whose logs can be regraded.
 func (*Profile) Prepare(inst *dataset.Instance) error {
 	if _, err := RowOf(inst); err != nil {
 		return err
@@ -58,6 +63,16 @@ func (*Profile) Prepare(inst *dataset.Instance) error {
 		inst.Image = DefaultImage(inst.InstanceID)
 	}
 	inst.WorkDir = WorkDir
+	return nil
+}
+
+// ValidateForEval implements dataset.EvalValidator: a row needs an instance_id; whether the
+// harness can grade it (its test lists, its platform) the grader says, in the harness's terms,
+// when it is evaluated (Check before any container starts, Regrade once its log is found).
+func (*Profile) ValidateForEval(inst *dataset.Instance) error {
+	if inst.InstanceID == "" {
+		return &dataset.FieldError{Field: "instance_id", Reason: "missing or empty"}
+	}
 	return nil
 }
 
@@ -71,11 +86,15 @@ func (*Profile) ExportPredictions([]family.Prediction) (string, []byte, error) {
 // Reports implements family.Profile: the harness's report.json and results.json.
 func (*Profile) Reports() family.ReportReader { return reports{} }
 
-// checkRows returns an error naming the rows that cannot be graded.
+// checkRows returns an error naming the rows that cannot be graded in a container.
 func checkRows(insts []dataset.Instance) error {
 	var bad []string
 	for k := range insts {
-		if _, err := RowOf(&insts[k]); err != nil {
+		_, err := RowOf(&insts[k])
+		if err == nil {
+			err = Gradable(&insts[k], true)
+		}
+		if err != nil {
 			bad = append(bad, fmt.Sprintf("instance %s: %v", insts[k].InstanceID, err))
 		}
 	}

@@ -3,6 +3,7 @@ package live
 import (
 	"regexp"
 	"strings"
+	"unicode/utf8"
 )
 
 // Paths in the container.
@@ -12,6 +13,9 @@ const (
 	PatchPath     = "/tmp/patch.diff"
 	// ScriptPath holds Script's output; it runs as `bash -i ScriptPath`.
 	ScriptPath = "/eval.sh"
+	// PrintOutputPath keeps the print commands' output as bytes: the sandbox replaces invalid
+	// UTF-8 in what a command prints, where the harness drops it (RawPrintLog).
+	PrintOutputPath = "/tmp/live_print_output"
 )
 
 // Lines the script prints around the print commands' output, the log the parser reads.
@@ -36,7 +40,8 @@ const heredoc = "CC_PROMPT"
 // commands, the test commands and — between MarkerStart and MarkerEnd — the print commands, each
 // list joined with " ; ". A row without print commands has its test commands written to
 // run_test.sh and run as `bash run_test.sh > testlog.out 2>&1`, and testlog.out printed. The
-// exit status of no command stops the script, as in the harness's session.
+// exit status of no command stops the script, as in the harness's session. What the print
+// commands print is also kept in PrintOutputPath.
 func Script(r Row) string {
 	test := strings.Join(r.TestCmds, " ; ")
 	printCmd := strings.Join(r.PrintCmds, " ; ")
@@ -62,7 +67,9 @@ func Script(r Row) string {
 	// Each marker on a line of its own, whatever the output before it ended with; PrintLog
 	// drops the newline printed before the end marker.
 	b.WriteString("printf '\\n%s\\n' '" + MarkerStart + "'\n")
-	b.WriteString(printCmd + "\n")
+	// The print commands as the harness runs them, their output also kept in PrintOutputPath
+	// (an image without tee prints it only).
+	b.WriteString("if command -v tee >/dev/null 2>&1; then\n{ " + printCmd + "\n} 2>&1 | tee " + PrintOutputPath + "\nelse\n{ " + printCmd + "\n}\nfi\n")
 	b.WriteString("printf '\\n%s\\n' '" + MarkerEnd + "'\n")
 	return b.String()
 }
@@ -86,6 +93,31 @@ func PrintLog(output string) (log string, ok bool) {
 		return "", false
 	}
 	return CleanLog(output[start+len(startLine) : end]), true
+}
+
+// RawPrintLog is the log the harness reads from the print commands' output as bytes (the
+// content of PrintOutputPath): decoded as its session decodes what the container prints
+// (RepoLaunch's LinuxRuntime, bytes.decode("utf-8", errors="ignore"): invalid UTF-8 is dropped),
+// then cleaned as CleanLog cleans it. The harness decodes the output in chunks of 4096 bytes, so
+// that a character split between two chunks is dropped too; here nothing valid is.
+func RawPrintLog(b []byte) string { return CleanLog(dropInvalidUTF8(b)) }
+
+// dropInvalidUTF8 decodes b as UTF-8, dropping every byte that is not part of a valid sequence
+// (Python's errors="ignore").
+func dropInvalidUTF8(b []byte) string {
+	if utf8.Valid(b) {
+		return string(b)
+	}
+	var sb strings.Builder
+	sb.Grow(len(b))
+	for len(b) > 0 {
+		r, n := utf8.DecodeRune(b)
+		if r != utf8.RuneError || n > 1 {
+			sb.Write(b[:n])
+		}
+		b = b[n:]
+	}
+	return sb.String()
 }
 
 // CleanLog removes ANSI escape sequences and carriage returns, as the harness does with what its

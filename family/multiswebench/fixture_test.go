@@ -2,11 +2,14 @@ package multiswebench
 
 import (
 	"bufio"
+	"context"
+	"fmt"
 	"os"
 	"reflect"
 	"strings"
 	"testing"
 
+	"github.com/swebench-run/swebench-run/dataset"
 	"github.com/swebench-run/swebench-run/testutil/testenv"
 )
 
@@ -131,6 +134,68 @@ func TestJavaRowsBrokenFix(t *testing.T) {
 			}
 			if ev.Reason == "" {
 				t.Error("no reason given")
+			}
+		})
+	}
+}
+
+// surefire2Log renders a run as Surefire 2 prints it for google/guava's build: after Maven's
+// header, each class's "Running" line and its summary right under it, failing classes marked
+// "<<< FAILURE!".
+func surefire2Log(r *TestResult) string {
+	var b strings.Builder
+	b.WriteString("[INFO] Scanning for projects...\n-------------------------------------------------------\n T E S T S\n-------------------------------------------------------\n")
+	for _, c := range r.Passed() {
+		fmt.Fprintf(&b, "Running %s\nTests run: 4, Failures: 0, Errors: 0, Skipped: 1, Time elapsed: 0.051 sec\n", c)
+	}
+	for _, c := range r.Failed() {
+		fmt.Fprintf(&b, "Running %s\nTests run: 4, Failures: 1, Errors: 0, Skipped: 0, Time elapsed: 1.2 sec <<< FAILURE!\n", c)
+	}
+	for _, c := range r.Skipped() {
+		fmt.Fprintf(&b, "Running %s\nTests run: 2, Failures: 0, Errors: 0, Skipped: 2, Time elapsed: 0 sec\n", c)
+	}
+	b.WriteString("\nResults :\n\n")
+	return b.String()
+}
+
+// TestGuavaRows takes the corpus's google/guava rows (multi-swe-bench/multi-swe-bench pull 39,
+// from the seal-research fork, whose parse_log reads them; rows without instance_id, named by org,
+// repo and number) as the other repositories' rows are taken: they load for a run and for an
+// evaluation, their gold run resolves them, and each row's fix_patch_result — the harness's own
+// parse of its gold run — is what the repository's parser reads back from that run printed as
+// Surefire 2 prints it (the fork's parse_log, run by python3 on the same logs, gives the same
+// sets).
+func TestGuavaRows(t *testing.T) {
+	l, err := dataset.Load(context.Background(), fixtureFile(t, "google__guava_dataset.jsonl"),
+		dataset.LoadOptions{Families: []dataset.Family{Profile{}}, Require: dataset.RequireRun | dataset.RequireEval})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(l.Instances) != 2 {
+		t.Fatalf("got %d rows, want the corpus's 2", len(l.Instances))
+	}
+	if err := (grader{}).Check(l.Instances); err != nil {
+		t.Errorf("Check: %v", err)
+	}
+	for _, inst := range l.Instances {
+		t.Run(inst.InstanceID, func(t *testing.T) {
+			row, err := rowOf(&inst)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if want := fmt.Sprintf("google__guava-%d", row.Number); inst.InstanceID != want || inst.Image != fmt.Sprintf("mswebench/google_m_guava:pr-%d", row.Number) || inst.WorkDir != "/home/guava" {
+				t.Errorf("instance %s, image %s, workdir %s", inst.InstanceID, inst.Image, inst.WorkDir)
+			}
+			got, err := ParseLog(row.Org, row.Repo, row.Number, surefire2Log(row.FixPatchResult))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(got.Passed(), row.FixPatchResult.Passed()) || !reflect.DeepEqual(got.Failed(), row.FixPatchResult.Failed()) || !reflect.DeepEqual(got.Skipped(), row.FixPatchResult.Skipped()) {
+				t.Errorf("parsed %d/%d/%d passed/failed/skipped, want fix_patch_result's %d/%d/%d",
+					len(got.Passed()), len(got.Failed()), len(got.Skipped()), len(row.FixPatchResult.Passed()), len(row.FixPatchResult.Failed()), len(row.FixPatchResult.Skipped()))
+			}
+			if ev := Judge(row, got); !ev.Resolved {
+				t.Errorf("the gold run is not resolved: %s", ev.Reason)
 			}
 		})
 	}

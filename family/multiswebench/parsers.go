@@ -19,8 +19,15 @@ type repository struct {
 	swebenchImage bool
 }
 
+// sealFork is the seal-research fork of the harness (github.com/seal-research/multi-swe-bench, read
+// at 918ac82c6add8e62bf8c1db3c9c339c38b402a8f), whose repositories (google/guava) came with its
+// rows in multi-swe-bench/multi-swe-bench pull request 39; upstream has no parser for them.
+const sealFork = "seal-research/multi-swe-bench"
+
 // repositories maps every repository of Multi-SWE-bench, mini and flash (the harness registers
-// them as "org/repo", case as on GitHub) to the parser its Instance.parse_log amounts to.
+// them as "org/repo", case as on GitHub) to the parser its Instance.parse_log amounts to: the
+// upstream harness's (multi-swe-bench/multi-swe-bench, multi_swe_bench/harness/repos/<language>/
+// <org>/<repo>.py), or a fork's where upstream has none (forks).
 var repositories = map[string]repository{
 	// Java
 	"alibaba/fastjson2":                {"Maven Surefire summary lines", surefireSummary{}, false},
@@ -29,6 +36,7 @@ var repositories = map[string]repository{
 	"fasterxml/jackson-databind":       {"Maven Surefire summary lines, colours removed", surefireSummary{stripANSI: true}, false},
 	"fasterxml/jackson-dataformat-xml": {"Maven Surefire summary lines, colours removed", surefireSummary{stripANSI: true}, false},
 	"google/gson":                      {"Maven Surefire 2 Running blocks", surefireBlocks{}, false},
+	"google/guava":                     {"Maven Surefire 2 Running lines and their summary", surefireAdjacent{}, false},
 	"elastic/logstash":                 {"Gradle tasks and test events", gradle, false},
 	"mockito/mockito":                  {"Gradle tasks and test events", gradle, false},
 	"googlecontainertools/jib":         {"Gradle tasks and test events, jib's precedence", gradleJib, false},
@@ -101,5 +109,15 @@ func ParseLog(org, repo string, number int, log string) (*TestResult, error) {
 // Repositories lists the repositories ParseLog knows, sorted.
 func Repositories() []string { return sortedKeys(repositories) }
 
+// forks names the harness fork each repository's parser comes from where it is not the upstream
+// harness's.
+var forks = map[string]string{
+	"google/guava": sealFork, // multi_swe_bench/harness/repos/java/google/guava.py
+}
+
 // Tool names the shared parser a repository's log is read with ("" when unknown).
 func Tool(org, repo string) string { return repositories[org+"/"+repo].tool }
+
+// Fork names the harness fork a repository's parser comes from: "" for the upstream harness (and
+// for a repository ParseLog does not know), sealFork for google/guava.
+func Fork(org, repo string) string { return forks[org+"/"+repo] }

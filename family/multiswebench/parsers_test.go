@@ -120,6 +120,28 @@ func TestSurefireRunningBlocks(t *testing.T) {
 	})
 }
 
+// TestSurefireAdjacent reads google/guava's logs as the seal-research fork's parse_log does. The
+// expected sets are that parse_log's output on these logs (seal-research/multi-swe-bench at
+// 918ac82c, multi_swe_bench/harness/repos/java/google/guava.py, run by python3): a summary must
+// follow its "Running" line directly, Surefire 3's lines are not read, Unicode digits are counts,
+// a CR stays in the class name, the search starts at character 8, and a class that passed in one
+// block and failed in another makes the TestResult raise.
+func TestSurefireAdjacent(t *testing.T) {
+	runCases(t, map[string]parseCase{
+		"Surefire 2 Running lines and their summary": {repo: "google/guava", log: "surefire2-guava.log",
+			passed:  []string{"com.google.common.base.AsciiTest", "com.google.common.collect.ArabicDigitsTest", "com.google.common.collect.CrlfTest\r", "com.google.common.primitives.IntsTest"},
+			failed:  []string{"com.google.common.io.ErrorsTest", "com.google.common.io.MoreFilesTest"},
+			skipped: []string{"com.google.common.util.EmptyTest", "com.google.common.util.SkippedTest"}},
+		"search from character 8": {repo: "google/guava", log: "surefire2-guava-start.log",
+			passed: []string{"com.google.common.base.SecondTest"}},
+		"a class passed and failed is unreadable": {repo: "google/guava", log: "surefire2-guava-rerun.log",
+			wantErr: "Passed tests and failed tests should not have common items: `{'com.google.common.primitives.IntsTest'}`"},
+	})
+	if Fork("google", "guava") != "seal-research/multi-swe-bench" || Fork("google", "gson") != "" {
+		t.Errorf("forks: guava %q, gson %q", Fork("google", "guava"), Fork("google", "gson"))
+	}
+}
+
 func TestGradle(t *testing.T) {
 	runCases(t, map[string]parseCase{
 		"tasks and test events with failures": {repo: "mockito/mockito", log: "gradle-failures.log",

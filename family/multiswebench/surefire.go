@@ -227,3 +227,39 @@ func findRunningBlocks(s string, from int) []runningBlock {
 // surefireSummaryTail is the end of gson's expression, from "Tests run:" on, anchored; it has no
 // choices, so Go's match is Python's.
 var surefireSummaryTail = pytext.Re(`\ATests run:\s*(\d+),\s*Failures:\s*(\d+),\s*Errors:\s*(\d+),\s*Skipped:\s*(\d+),\s*Time elapsed:\s*[\d.]+\s*sec`)
+
+// surefireAdjacent is google/guava's reading of Surefire 2's output (the seal-research fork's
+// multi_swe_bench/harness/repos/java/google/guava.py; the upstream harness has no guava): a
+// class's summary must be the line right under its "Running com.x.FooTest" line,
+//
+//	Running com.google.common.base.FooTest
+//	Tests run: 3, Failures: 0, Errors: 0, Skipped: 0, Time elapsed: 0.01 sec
+//
+// a class with output between the two is not read. Like gson's, the parser passes re.MULTILINE
+// where findall takes a start position, so both expressions search from character 8 on; the
+// second fails the classes whose summary ends in "<<< FAILURE!".
+type surefireAdjacent struct{}
+
+var surefireAdjacentBlock = pytext.Re(`Running (.+?)\nTests run: (\d+), Failures: (\d+), Errors: (\d+), Skipped: (\d+), Time elapsed: [\d\.]+ sec`)
+
+func (surefireAdjacent) parse(log string, _ int) (*TestResult, error) {
+	passed, failed, skipped := nameSet{}, nameSet{}, nameSet{}
+	from := pyRuneOffset(log, findallStart)
+	// Go's leftmost-first match is Python's here: (.+?) cannot leave its line, so the only
+	// choice is where the line ends.
+	for _, g := range surefireAdjacentBlock.FindAllStringSubmatch(log[from:], -1) {
+		p, f, sk := classVerdict(pyInt(g[2]), pyInt(g[3]), pyInt(g[4]), pyInt(g[5]))
+		switch {
+		case p:
+			passed.add(g[1])
+		case f:
+			failed.add(g[1])
+		case sk:
+			skipped.add(g[1])
+		}
+	}
+	for _, g := range surefireBlockFailure.FindAllStringSubmatch(log[from:], -1) {
+		failed.add(g[1])
+	}
+	return newTestResult(passed, failed, skipped)
+}

@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -35,17 +36,60 @@ func (Profile) Name() string { return Name }
 // Title implements family.Profile.
 func (Profile) Title() string { return "SWE-rebench-V2" }
 
-// Match implements dataset.Family: a row with an install_config of SWE-rebench-V2's shape (its
-// test_cmd a list of commands, or its base_image_name), which SWE-rebench v1's rows (a
-// test_cmd string) do not have.
+// Match implements dataset.Family: a row whose install_config SWE-rebench-V2's scripts/eval.py
+// grades and SWE-rebench v1's harness fork (SWE-rebench/SWE-bench-fork) does not take for its
+// own. eval.py takes test_cmd as a command or a list of them and log_parser as a name of its
+// log_parsers; v1's fork prefixes test_cmd and install with a string (a list fails there) and
+// knows three pytest parsers. So the row is V2's when its install_config has
+//
+//   - test_cmd or install as a list, or
+//   - a key of V2's install_config that v1's has not (base_image_name, log_parsers), even null:
+//     V2 publishes its rows with every key, null where unset, or
+//   - a log_parser V2's harness knows and v1's fork does not.
+//
+// Any other install_config (a test_cmd string, a v1 parser) is SWE-rebench v1's.
 func (Profile) Match(inst *dataset.Instance) bool {
-	cfg, ok, err := inst.InstallConfig()
-	if err != nil || !ok {
+	cfg, ok := rawInstallConfig(inst)
+	if !ok {
 		return false
 	}
-	_, list := cfg["test_cmd"].([]any)
-	_, base := cfg["base_image_name"]
-	return list || base
+	for _, k := range []string{"test_cmd", "install"} {
+		if _, list := cfg[k].([]any); list {
+			return true
+		}
+	}
+	for _, k := range []string{"base_image_name", "log_parsers"} {
+		if _, has := cfg[k]; has {
+			return true
+		}
+	}
+	name, _ := cfg["log_parser"].(string)
+	if _, err := Parser(name); err != nil || name == "" {
+		return false
+	}
+	return !slices.Contains(v1Parsers, name)
+}
+
+// v1Parsers are the parser names SWE-rebench v1's harness fork looks install_config.log_parser up
+// by (MAP_REPO_TO_PARSER_PY of swebench/harness/log_parsers/python.py, SWE-rebench/SWE-bench-fork
+// at 39316f79; its other keys are repositories).
+var v1Parsers = []string{"parse_log_pytest", "parse_log_pytest_options", "parse_log_pytest_v2"}
+
+// rawInstallConfig is the row's install_config as an object with its null values kept
+// (dataset's InstallConfig drops them, as the harnesses read them); ok is false when the row has
+// none, or one that is not an object.
+func rawInstallConfig(inst *dataset.Instance) (map[string]any, bool) {
+	switch x := inst.Extra[dataset.ColInstallConfig].(type) {
+	case map[string]any:
+		return x, true
+	case string:
+		var m map[string]any
+		if json.Unmarshal([]byte(x), &m) != nil || m == nil {
+			return nil, false
+		}
+		return m, true
+	}
+	return nil, false
 }
 
 // Prepare implements dataset.Family: the agent works in /<repository name> of the row's

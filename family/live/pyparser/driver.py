@@ -5,8 +5,8 @@
 # parser: execute the source in a fresh namespace, call its function `parser` on the log with
 # stdout and stderr captured, and take a false result as an empty map. The reply is one JSON
 # line after MARK:
-# {"status": [[test, status], ...]} in the parser's order, or {"error": traceback, "stderr": ...}
-# when the parser raised or returned something that is not a map of strings, or
+# {"status": [[test, status, is_str], ...]} in the parser's order, or {"error": traceback,
+# "stderr": ...} when the parser raised or returned something that is not a map to strings, or
 # {"python": "X.Y"} when this Python is too old for the parsers (they use 3.10 syntax).
 # Keep it runnable by old Pythons up to the version check.
 import io
@@ -50,7 +50,14 @@ def main(request):
         for name, status in result.items():
             if not isinstance(status, str):
                 raise TypeError("parser returned status %r for test %r: not a string" % (status, name))
-            pairs.append([str(name), status])
+            if isinstance(name, str):
+                pairs.append([name, status, True])
+                continue
+            # The harness keeps the key as it is: json.dump writes an int, float, bool or None key
+            # as text in status.json (and refuses any other, failing the instance), and the key
+            # equals no test name.
+            key = next(iter(json.loads(json.dumps({name: None}))))
+            pairs.append([key, status, False])
     except BaseException:
         reply({"error": traceback.format_exc(), "stderr": err.getvalue()})
         return 0

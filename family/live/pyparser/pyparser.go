@@ -21,7 +21,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/swebench-run/swebench-run/eval/logparse"
 	"github.com/swebench-run/swebench-run/sandbox"
 )
 
@@ -80,11 +79,22 @@ func (e *ParserError) Error() string {
 	return "the row's log_parser failed: " + lastLine(e.Traceback)
 }
 
-// Run runs the parser source on log in sb and returns the status map it returned, in its order
+// Entry is one item of the map a parser returned.
+type Entry struct {
+	// Test is the key as the harness's json.dump writes it into status.json: a str as it is, an
+	// int, float, bool or None as its JSON text ("5", "1.5", "true", "null").
+	Test   string
+	Status string
+	// NotStr marks a key that was not a Python str: the harness keeps it as it is, so it equals
+	// no test name of FAIL_TO_PASS or PASS_TO_PASS ({5: "pass"} does not pass the test "5").
+	NotStr bool
+}
+
+// Run runs the parser source on log in sb and returns the map it returned, in its order
 // (statuses verbatim: SWE-bench-Live's parsers write "pass", "fail" and "skip"). timeout bounds
 // the run (0: DefaultTimeout). Errors: a *ParserError for a failing parser, ErrNoPython (wrapped)
 // when sb has no suitable Python, a timeout error, or the sandbox's own error.
-func Run(ctx context.Context, sb Sandbox, source, log string, timeout time.Duration) (*logparse.Map, error) {
+func Run(ctx context.Context, sb Sandbox, source, log string, timeout time.Duration) ([]Entry, error) {
 	if timeout <= 0 {
 		timeout = DefaultTimeout
 	}
@@ -128,10 +138,10 @@ exec "$py" -I -c '` + strings.ReplaceAll(string(driver), "'", `'\''`) + `' ` + r
 	}
 	line, _, _ := strings.Cut(out[i+len(replyMark):], "\n")
 	var reply struct {
-		Status *[][2]string `json:"status"`
-		Error  *string      `json:"error"`
-		Stderr string       `json:"stderr"`
-		Python string       `json:"python"`
+		Status *[][]any `json:"status"`
+		Error  *string  `json:"error"`
+		Stderr string   `json:"stderr"`
+		Python string   `json:"python"`
 	}
 	dec := json.NewDecoder(bytes.NewReader([]byte(line)))
 	dec.DisallowUnknownFields()
@@ -146,11 +156,22 @@ exec "$py" -I -c '` + strings.ReplaceAll(string(driver), "'", `'\''`) + `' ` + r
 	case reply.Status == nil:
 		return nil, errors.New("parser driver reply has neither status nor error")
 	}
-	m := logparse.NewMap()
-	for _, kv := range *reply.Status {
-		m.Set(kv[0], kv[1])
+	entries := make([]Entry, 0, len(*reply.Status))
+	for _, item := range *reply.Status {
+		var e Entry
+		var isStr, ok1, ok2, ok3 bool
+		if len(item) == 3 {
+			e.Test, ok1 = item[0].(string)
+			e.Status, ok2 = item[1].(string)
+			isStr, ok3 = item[2].(bool)
+		}
+		if !ok1 || !ok2 || !ok3 {
+			return nil, fmt.Errorf("parser driver reply: status item %v is not [test, status, is_str]", item)
+		}
+		e.NotStr = !isStr
+		entries = append(entries, e)
 	}
-	return m, nil
+	return entries, nil
 }
 
 func lastLine(s string) string {

@@ -151,13 +151,20 @@ func TestArchivedParsersOnToolLogs(t *testing.T) {
 			for _, e := range a.status {
 				recorded[e.name] = e.status
 			}
+			returned := map[string]string{}
+			for _, e := range got {
+				if e.NotStr {
+					t.Errorf("parser returned the key %s, not a str", e.Test)
+				}
+				returned[e.Test] = e.Status
+			}
 			for _, e := range want {
-				if s, ok := got.Get(e.name); !ok || s != e.status {
+				if s, ok := returned[e.name]; !ok || s != e.status {
 					t.Errorf("test %q: got %q (found %t), want %q as recorded", e.name, s, ok, e.status)
 				}
 			}
-			for _, k := range got.Keys() {
-				s, _ := got.Get(k)
+			for _, e := range got {
+				k, s := e.Test, e.Status
 				if _, ok := recorded[k]; !ok {
 					t.Errorf("parser returned %q (%s), a name the recorded test_status does not have", k, s)
 				}
@@ -182,7 +189,7 @@ func TestRunAsTheHarness(t *testing.T) {
 	tests := []struct {
 		name    string
 		source  string
-		want    [][2]string
+		want    []Entry
 		wantErr string // substring of the traceback
 	}{
 		{"statuses in the parser's order; prints are not the result", `def parser(log: str) -> dict[str, str]:
@@ -194,9 +201,17 @@ func TestRunAsTheHarness(t *testing.T) {
         if line:
             st, name = line.split(" ", 1)
             out[name] = st
-    return out`, [][2]string{{"a\r", "ok"}, {"b", "ok"}, {"ü-ñ", "fail"}}, ""},
+    return out`, []Entry{{"a\r", "ok", false}, {"b", "ok", false}, {"ü-ñ", "fail", false}}, ""},
 		{"None is an empty map", "def parser(log):\n    return None\n", nil, ""},
-		{"3.10 syntax is accepted", "def parser(log: str) -> dict[str, str]:\n    x: str | None = None\n    return {'t': 'pass'}\n", [][2]string{{"t", "pass"}}, ""},
+		{"3.10 syntax is accepted", "def parser(log: str) -> dict[str, str]:\n    x: str | None = None\n    return {'t': 'pass'}\n", []Entry{{"t", "pass", false}}, ""},
+		// The harness (SWE-bench-Live evaluation.py at 70ec57e8, RepoLaunch run_parser at
+		// 7735b1e7, run by python3 on this parser) wrote status.json as
+		// {"5": "pass", "5": "fail", "null": "pass", "1.5": "pass", "true": "fail", "t": "pass"}
+		// and graded only the str keys.
+		{"keys that are not str keep their JSON text and are marked", "def parser(log):\n    return {5: 'pass', '5': 'fail', None: 'pass', 1.5: 'pass', True: 'fail', 't': 'pass'}\n",
+			[]Entry{{"5", "pass", true}, {"5", "fail", false}, {"null", "pass", true}, {"1.5", "pass", true}, {"true", "fail", true}, {"t", "pass", false}}, ""},
+		// The harness's json.dump of status.json raises on such a key: the instance is an error.
+		{"a key json.dump refuses", "def parser(log):\n    return {(1, 2): 'pass'}\n", nil, "keys must be str, int, float, bool or None"},
 		{"an exception", "def parser(log):\n    raise ValueError('cannot read this log')\n", nil, "ValueError: cannot read this log"},
 		{"no parser function", "def parse(log):\n    return {}\n", nil, "defines no function named 'parser'"},
 		{"a syntax error", "def parser(log)\n    return {}\n", nil, "SyntaxError"},
@@ -217,13 +232,8 @@ func TestRunAsTheHarness(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			var pairs [][2]string
-			for _, k := range got.Keys() {
-				s, _ := got.Get(k)
-				pairs = append(pairs, [2]string{k, s})
-			}
-			if fmt.Sprint(pairs) != fmt.Sprint(tt.want) {
-				t.Errorf("got %q, want %q", pairs, tt.want)
+			if fmt.Sprint(got) != fmt.Sprint(tt.want) {
+				t.Errorf("got %v, want %v", got, tt.want)
 			}
 		})
 	}
@@ -264,11 +274,13 @@ func TestRunReplies(t *testing.T) {
 	tests := []struct {
 		name    string
 		run     sandbox.ExecResult
-		want    map[string]string
+		want    []Entry
 		wantErr func(error) bool
 	}{
-		{"a status map", sandbox.ExecResult{Output: "\n" + replyMark + `{"status": [["a", "pass"], ["b", "fail"]]}` + "\n"},
-			map[string]string{"a": "pass", "b": "fail"}, nil},
+		{"a status map", sandbox.ExecResult{Output: "\n" + replyMark + `{"status": [["a", "pass", true], ["b", "fail", true], ["7", "pass", false]]}` + "\n"},
+			[]Entry{{"a", "pass", false}, {"b", "fail", false}, {"7", "pass", true}}, nil},
+		{"a malformed item", sandbox.ExecResult{Output: replyMark + `{"status": [["a", "pass"]]}` + "\n"}, nil,
+			func(err error) bool { return err != nil && strings.Contains(err.Error(), "is_str") }},
 		{"no python", sandbox.ExecResult{Output: "no python3 or python on PATH\n", ExitCode: 127}, nil,
 			func(err error) bool { return errors.Is(err, ErrNoPython) }},
 		{"an old python", sandbox.ExecResult{Output: replyMark + `{"python": "3.8"}` + "\n", ExitCode: 3}, nil,
@@ -296,8 +308,8 @@ func TestRunReplies(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if fmt.Sprint(got.Statuses()) != fmt.Sprint(tt.want) {
-				t.Errorf("got %v, want %v", got.Statuses(), tt.want)
+			if fmt.Sprint(got) != fmt.Sprint(tt.want) {
+				t.Errorf("got %v, want %v", got, tt.want)
 			}
 			if len(f.files) != 1 {
 				t.Fatalf("files written: %v", f.files)
