@@ -89,10 +89,10 @@ func TestClassify(t *testing.T) {
 		{"git show HEAD", ""},
 		{"git show HEAD~3:src/marshmallow/fields.py", ""},
 		{"git show --stat", ""},
-		{"git show 1a2b3c4d", ""},         // named in the task
-		{"git show bfd2593d", ""},         // the base commit
-		{"git diff v2.9.0..v3.0.0", ""},   // two past tags
-		{"git log v2.9.0..HEAD", ""},      // a tag the task names
+		{"git show 1a2b3c4d", ""},       // named in the task
+		{"git show bfd2593d", ""},       // the base commit
+		{"git diff v2.9.0..v3.0.0", ""}, // two past tags
+		{"git log v2.9.0..HEAD", ""},    // a tag the task names
 		{"git checkout HEAD~1 -- src/marshmallow/fields.py", ""},
 		{"git checkout src/marshmallow/fields.py", ""},
 		{"git checkout -- .", ""},
