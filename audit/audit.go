@@ -229,7 +229,7 @@ var readers = map[string]bool{
 	"file": true, "stat": true, "wc": true, "sort": true, "base64": true, "diff": true, "cmp": true, "nl": true,
 	"md5sum": true, "sha1sum": true, "sha256sum": true, "openssl": true, "python": true, "python3": true,
 	"perl": true, "ruby": true, "vim": true, "vi": true, "nano": true, "view": true, "bat": true, "jq": true,
-	"rsync": true, "fd": true, "locate": true,
+	"rsync": true, "fd": true, "locate": true, "str_replace_editor": true, "open": true,
 }
 
 // Programs that walk a directory tree given as an argument.
