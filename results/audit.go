@@ -65,6 +65,38 @@ func (a *Audit) ids(keep func([]audit.Flag) bool) []string {
 	return out
 }
 
+// ErrNoTrajectories is wrapped by the error of a folder that holds no trajectory.
+var ErrNoTrajectories = errors.New("no trajectories")
+
+// FlagStats count a run's flags: the instances scanned, flagged, flagged with a revealing
+// output, and flagged per class.
+type FlagStats struct {
+	Scanned   int            `json:"scanned"`
+	Flagged   int            `json:"flagged"`
+	Revealed  int            `json:"revealed"`
+	ByClass   map[string]int `json:"by_class"` // flagged instances per class
+	History   string         `json:"history,omitempty"`
+	Instances []string       `json:"flagged_instances"`
+}
+
+// Stats counts a's flags.
+func (a *Audit) Stats() *FlagStats {
+	st := &FlagStats{Scanned: a.Instances, Flagged: len(a.ByID), Revealed: len(a.Revealing()), ByClass: map[string]int{}, History: a.History, Instances: a.Flagged()}
+	for _, fl := range a.ByID {
+		seen := map[audit.Class]bool{}
+		for _, f := range fl {
+			if !seen[f.Class] {
+				seen[f.Class] = true
+				st.ByClass[string(f.Class)]++
+			}
+		}
+	}
+	if st.Instances == nil {
+		st.Instances = []string{}
+	}
+	return st
+}
+
 // TaskOf gives what a dataset knows of an instance's start (base commit, problem statement,
 // repository, version); nil, or a zero Task, leaves the trajectory's own.
 type TaskOf func(instanceID string) audit.Task
@@ -145,7 +177,7 @@ func ReadAgentRuns(path string) ([]*AgentRun, error) {
 			return nil, err
 		}
 		if len(runs) == 0 {
-			return nil, fmt.Errorf("%s holds no trajectories: expected <id>/<id>.traj.json (swebench-run, mini-swe-agent), *.traj (SWE-agent), output.jsonl or llm_completions/<id>/*.json (OpenHands)", path)
+			return nil, fmt.Errorf("%s holds no trajectories: expected <id>/<id>.traj.json (swebench-run, mini-swe-agent), *.traj (SWE-agent), output.jsonl or llm_completions/<id>/*.json (OpenHands): %w", path, ErrNoTrajectories)
 		}
 		if man, err := ReadManifest(path); err == nil && man != nil {
 			if mode := HistoryMode(man.Config); mode != "" {

@@ -67,3 +67,27 @@ func TestAuditOtherForms(t *testing.T) {
 		t.Errorf("an empty folder: exit %d, stderr %q", code, stderr)
 	}
 }
+
+// stats counts the flags of a run (the same scanner as audit).
+func TestStatsShowsFlags(t *testing.T) {
+	dir := testenv.Fixtures(t, "runs", "deepseek-chat-lite-dev", "output")
+	code, stdout, stderr := runCLI(t, "stats", dir)
+	want := "flags: 1 of 23 instances flagged (history 1), 1 revealed; history: not recorded (swebench-run audit " + dir + " lists them)\n"
+	if code != 0 || !strings.Contains(stdout, want) {
+		t.Errorf("exit %d, stderr %q; stdout lacks %q:\n%s", code, stderr, want, stdout)
+	}
+	code, stdout, _ = runCLI(t, "stats", "--json", dir)
+	var st struct {
+		Flags struct {
+			Scanned, Flagged, Revealed int
+			ByClass                    map[string]int `json:"by_class"`
+			Instances                  []string       `json:"flagged_instances"`
+		} `json:"flags"`
+	}
+	if err := json.Unmarshal([]byte(stdout), &st); code != 0 || err != nil {
+		t.Fatalf("exit %d, %v", code, err)
+	}
+	if f := st.Flags; f.Scanned != 23 || f.Flagged != 1 || f.Revealed != 1 || f.ByClass["history"] != 1 || len(f.Instances) != 1 || f.Instances[0] != "sqlfluff__sqlfluff-1625" {
+		t.Errorf("--json flags %+v", f)
+	}
+}
