@@ -30,8 +30,8 @@ func TestRunFlags(t *testing.T) {
 	}
 	for p, content := range map[string]string{
 		filepath.Join(mini, id, id+".traj.json"): string(data),
-		filepath.Join(mini, "preds.json"):         `{"` + id + `": {"model_name_or_path": "m", "instance_id": "` + id + `", "model_patch": "diff --git a/x b/x"}}`,
-		filepath.Join(logs, id, "report.json"):    `{"` + id + `": {"patch_is_None": false, "patch_exists": true, "patch_successfully_applied": true, "resolved": true}}`,
+		filepath.Join(mini, "preds.json"):        `{"` + id + `": {"model_name_or_path": "m", "instance_id": "` + id + `", "model_patch": "diff --git a/x b/x"}}`,
+		filepath.Join(logs, id, "report.json"):   `{"` + id + `": {"patch_is_None": false, "patch_exists": true, "patch_successfully_applied": true, "resolved": true}}`,
 	} {
 		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 			t.Fatal(err)
