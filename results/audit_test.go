@@ -167,3 +167,57 @@ func TestRepoOfInstance(t *testing.T) {
 		}
 	}
 }
+
+// OpenHands' completion logs: llm_completions/<id>/<model>-<time>.json, each {"messages",
+// "response", "args", "kwargs", "timestamp", "cost"} (written by openhands/llm/llm.py at
+// All-Hands-AI/OpenHands 156d0686c4, lines 383-413); the newest holds the whole conversation.
+// No real log is in the test corpus (none was found in a public repository), so this one is
+// written here in that shape.
+func TestReadOpenHandsCompletionLogs(t *testing.T) {
+	dir := t.TempDir()
+	id := "django__django-11099"
+	logs := filepath.Join(dir, "llm_completions", id)
+	if err := os.MkdirAll(logs, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	call := func(cid, cmd string) string {
+		return `{"id":"` + cid + `","type":"function","function":{"name":"execute_bash","arguments":"{\"command\": \"` + cmd + `\"}"}}`
+	}
+	older := `{"messages":[{"role":"system","content":[{"type":"text","text":"You are OpenHands agent"}]},{"role":"user","content":[{"type":"text","text":"Fix UsernameValidator"}]}],
+"response":{"choices":[{"message":{"role":"assistant","content":null,"tool_calls":[` + call("c1", "git log --oneline -3") + `]}}]},"args":[],"kwargs":{},"timestamp":100.5,"cost":0.01}`
+	newer := `{"messages":[{"role":"system","content":[{"type":"text","text":"You are OpenHands agent"}]},{"role":"user","content":[{"type":"text","text":"Fix UsernameValidator"}]},
+{"role":"assistant","content":null,"tool_calls":[` + call("c1", "git log --oneline -3") + `]},
+{"role":"tool","tool_call_id":"c1","name":"execute_bash","content":[{"type":"text","text":"e7fd69d051 Fixed #30211\n[The command completed with exit code 0.]"}]},
+{"role":"assistant","content":null,"tool_calls":[` + call("c2", "cd /testbed && git log --all --oneline | head") + `]},
+{"role":"tool","tool_call_id":"c2","name":"execute_bash","content":"abc1234 Fixed #30224 -- allow trailing newline\n[The command completed with exit code 0.]"}],
+"response":{"choices":[{"message":{"role":"assistant","content":null,"tool_calls":[` + call("c3", "git show abc1234") + `]}}]},"args":[],"kwargs":{},"timestamp":200.25,"cost":0.02}`
+	for name, content := range map[string]string{"openai__gpt-4o-100.5.json": older, "openai__gpt-4o-200.25.json": newer} {
+		if err := os.WriteFile(filepath.Join(logs, name), []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	runs, err := results.ReadAgentRuns(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(runs) != 1 || runs[0].InstanceID != id || runs[0].Format != "openhands-completions" {
+		t.Fatalf("runs %+v", runs)
+	}
+	var cmds []string
+	for _, s := range runs[0].Steps {
+		cmds = append(cmds, s.Command)
+	}
+	want := []string{"git log --oneline -3", "cd /testbed && git log --all --oneline | head", "git show abc1234"}
+	if strings.Join(cmds, "\n") != strings.Join(want, "\n") || !strings.HasPrefix(runs[0].Steps[1].Output, "abc1234") || runs[0].Task.Text != "Fix UsernameValidator" {
+		t.Fatalf("steps %+v", runs[0].Steps)
+	}
+	fl := runs[0].Flags()
+	if len(fl) != 2 || fl[0].Step != 2 || !fl[0].Revealed || fl[1].Step != 3 || fl[1].Revealed {
+		t.Errorf("flags %+v, want step 2 (revealed) and step 3 (no output)", fl)
+	}
+	// One completion log alone is read too.
+	one, err := results.ReadAgentRuns(filepath.Join(logs, "openai__gpt-4o-200.25.json"))
+	if err != nil || len(one) != 1 || one[0].InstanceID != id || len(one[0].Steps) != 3 {
+		t.Errorf("one log: %+v, %v", one, err)
+	}
+}

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/swebench-run/swebench-run/audit"
@@ -273,18 +274,12 @@ func readCompletionDirs(dir string) ([]*AgentRun, error) {
 		var newest string
 		var newestT float64
 		for _, p := range logs {
-			data, err := os.ReadFile(p)
+			ts, err := completionTime(p)
 			if err != nil {
 				return nil, err
 			}
-			var c struct {
-				Timestamp float64 `json:"timestamp"`
-			}
-			if err := json.Unmarshal(data, &c); err != nil {
-				return nil, fmt.Errorf("%s is not an OpenHands completion log: %w", p, err)
-			}
-			if newest == "" || c.Timestamp > newestT || c.Timestamp == newestT && p > newest {
-				newest, newestT = p, c.Timestamp
+			if newest == "" || ts > newestT || ts == newestT && p > newest {
+				newest, newestT = p, ts
 			}
 		}
 		r, ok, err := readCompletionFile(newest)
@@ -298,6 +293,28 @@ func readCompletionDirs(dir string) ([]*AgentRun, error) {
 	}
 	sort.Slice(runs, func(i, j int) bool { return runs[i].InstanceID < runs[j].InstanceID })
 	return runs, nil
+}
+
+// completionTime is when a completion log was written: the time its name ends with
+// (<model>-<unix time>.json), else its timestamp field.
+func completionTime(p string) (float64, error) {
+	name := strings.TrimSuffix(filepath.Base(p), ".json")
+	if i := strings.LastIndexByte(name, '-'); i >= 0 {
+		if ts, err := strconv.ParseFloat(name[i+1:], 64); err == nil {
+			return ts, nil
+		}
+	}
+	data, err := os.ReadFile(p)
+	if err != nil {
+		return 0, err
+	}
+	var c struct {
+		Timestamp float64 `json:"timestamp"`
+	}
+	if err := json.Unmarshal(data, &c); err != nil {
+		return 0, fmt.Errorf("%s is not an OpenHands completion log: %w", p, err)
+	}
+	return c.Timestamp, nil
 }
 
 // completionRun is the conversation of a completion log: the native function-calling messages
