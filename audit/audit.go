@@ -161,7 +161,11 @@ func (s *scanner) learn(command, output string) {
 		return
 	}
 	for _, c := range parseScript(command, 0) {
-		if args := unwrap(c.args); len(args) > 0 && base(args[0]) == "git" {
+		args := unwrap(c.args)
+		if len(args) == 0 || base(args[0]) != "git" {
+			continue
+		}
+		if g, ok := parseGit(args); ok && historyReaders[g.sub] {
 			for _, h := range hashInText.FindAllString(output, -1) {
 				s.known[h] = true
 			}
@@ -169,6 +173,10 @@ func (s *scanner) learn(command, output string) {
 		}
 	}
 }
+
+// historyReaders are the git commands whose output, when unflagged, names HEAD's ancestors.
+var historyReaders = map[string]bool{"log": true, "show": true, "blame": true, "annotate": true, "rev-parse": true,
+	"rev-list": true, "shortlog": true, "describe": true, "whatchanged": true, "merge-base": true}
 
 // command classifies one command line: the first of its simple commands that reaches beyond.
 func (s *scanner) command(line string) *finding {
@@ -256,6 +264,12 @@ func (s *scanner) otherFinding(prog string, args []string, inGit bool) *finding 
 		return f
 	}
 	switch prog {
+	case "gh", "hub":
+		// GitHub's command-line clients: every subcommand but their own help talks to the hosting.
+		if len(args) > 1 && args[1] != "help" && args[1] != "--help" && args[1] != "--version" && args[1] != "version" && args[1] != "auth" && args[1] != "completion" && args[1] != "config" && args[1] != "alias" {
+			return &finding{ClassNetwork, prog + " " + args[1]}
+		}
+		return nil
 	case "curl", "wget", "http", "https", "aria2c", "lynx", "w3m", "links", "elinks", "axel", "httpie", "xh":
 		for _, a := range args[1:] {
 			if u, ok := s.projectURL(a); ok {

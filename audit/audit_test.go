@@ -76,6 +76,10 @@ func TestClassify(t *testing.T) {
 		{"python -m pip install 'marshmallow>=3.1'", ClassNetwork},
 		{"pip install git+https://github.com/marshmallow-code/marshmallow.git", ClassNetwork},
 		{"npm pack marshmallow", ClassNetwork},
+		{"gh pr view 1234 --repo marshmallow-code/marshmallow", ClassNetwork},
+		{"gh api repos/marshmallow-code/marshmallow/pulls/1234/files", ClassNetwork},
+		{"git log origin --oneline", ClassHistory},
+		{"git diff upstream/dev", ClassHistory},
 		{"curl -s https://pypi.org/pypi/marshmallow/json", ClassNetwork},
 		{`python -c "import urllib.request as u; print(u.urlopen('https://raw.githubusercontent.com/marshmallow-code/marshmallow/dev/x.py').read())"`, ClassNetwork},
 		// reading only the past, or nothing of git
@@ -118,6 +122,14 @@ func TestClassify(t *testing.T) {
 		{"curl -sL https://github.com/python/cpython/raw/main/Lib/json/__init__.py", ""}, // another project
 		{"find . -name '*.py' | xargs grep -l TimeDelta", ""},
 		{"python reproduce.py", ""},
+		{"gh --version", ""},
+		{"git log --format=%H -n 3", ""},
+		{"git log -p -n 2 -- src/marshmallow/fields.py", ""},
+		{"git grep -n TimeDelta HEAD~1 -- src", ""},
+		{"git show HEAD --stat --format=%B", ""},
+		{"git rev-parse HEAD", ""},
+		{"git config --get remote.origin.url", ""},
+		{"git ls-files | head", ""},
 		{"git log --oneline v2.9.0..v2.9.1 2>/dev/null || git log --oneline e36b4388^..e36b4388", ClassHistory}, // e36b4388 unknown
 	}
 	for _, tt := range tests {

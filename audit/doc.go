@@ -38,7 +38,7 @@
 // .git/config or .git/index, or listing .git, shows only the start and is not flagged.
 //
 // network (ClassNetwork): git fetch, pull, clone, ls-remote, remote update, submodule update
-// --remote; curl, wget and the like of the project's hosting (github.com/OWNER/REPO,
+// --remote; GitHub's gh and hub; curl, wget and the like of the project's hosting (github.com/OWNER/REPO,
 // raw.githubusercontent.com, api.github.com/repos/OWNER/REPO, codeload, gitlab, …; any
 // hosting URL when the project is not known); pip install/download of the project's own
 // package from an index (not pip install -e .), npm pack/install of it, go get/install/mod
@@ -62,8 +62,9 @@
 //
 // # Limits
 //
-// Code run from files (a python script written earlier that opens .git/objects) and programs
-// that reach the network on their own are not seen; a grep -r of the whole repository reads
+// Code run from files (a python script written earlier that opens .git/objects), a
+// here-document piped into a shell (cat <<EOF | bash) and programs that reach the network on
+// their own are not seen; a grep -r of the whole repository reads
 // .git too but is not flagged (it is the ordinary way to search the code); a hash the agent
 // learned from a flagged command's output stays not the task's; version tags are of unknown
 // age when the instance's version is not known, and are not flagged then.

@@ -41,7 +41,7 @@ var (
 	versionRe = regexp.MustCompile(`^v?(\d+(?:\.\d+)+)(?:[-._]?[A-Za-z0-9]+)*$`)
 	// Names that are refs, never paths, whatever the repository holds.
 	refNames = map[string]bool{"main": true, "master": true, "develop": true, "dev": true, "trunk": true, "stable": true,
-		"FETCH_HEAD": true, "ORIG_HEAD": true, "MERGE_HEAD": true, "CHERRY_PICK_HEAD": true, "REBASE_HEAD": true, "AUTO_MERGE": true, "stash": true}
+		"origin": true, "upstream": true, "FETCH_HEAD": true, "ORIG_HEAD": true, "MERGE_HEAD": true, "CHERRY_PICK_HEAD": true, "REBASE_HEAD": true, "AUTO_MERGE": true, "stash": true}
 )
 
 // rev is what a revision argument names, as far as the task's start is concerned.
