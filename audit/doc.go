@@ -38,9 +38,9 @@
 // .git/config or .git/index, or listing .git, shows only the start and is not flagged.
 //
 // network (ClassNetwork): git fetch, pull, clone, ls-remote, remote update, submodule update
-// --remote; GitHub's gh and hub; curl, wget and the like of the project's hosting (github.com/OWNER/REPO,
-// raw.githubusercontent.com, api.github.com/repos/OWNER/REPO, codeload, gitlab, …; any
-// hosting URL when the project is not known); pip install/download of the project's own
+// --remote; GitHub's gh and hub; curl, wget and the like of the project's hosting
+// (github.com/OWNER/REPO, raw.githubusercontent.com, api.github.com/repos/OWNER/REPO, codeload,
+// gitlab, …; any hosting URL when the project is not known); pip install/download of the project's own
 // package from an index (not pip install -e .), npm pack/install of it, go get/install/mod
 // download of its module, and registry URLs naming it.
 //
