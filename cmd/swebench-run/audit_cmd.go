@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -8,6 +9,8 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/swebench-run/swebench-run/audit"
+	"github.com/swebench-run/swebench-run/dataset"
 	"github.com/swebench-run/swebench-run/results"
 )
 
@@ -21,6 +24,7 @@ const auditExitCodes = `  0    scanned (flagged instances or not, unless --fail-
 
 func newAuditCmd() *cobra.Command {
 	var asJSON, failOnFlag bool
+	var split string
 	cmd := &cobra.Command{
 		Use:     "audit [--json] [--fail-on-flag] RUN|TRAJ|FOLDER",
 		Short:   "the commands of a run's trajectories that reach beyond the task's start",
@@ -43,7 +47,12 @@ past or none, read from run.json or the trajectory): an empty git log --all is a
 RUN|TRAJ|FOLDER is our output directory or mini-swe-agent's (<id>/<id>.traj.json, 1.x or 2.x),
 one trajectory file (.traj.json, SWE-agent .traj, OpenHands output.jsonl or completion log), a
 folder of SWE-agent trajectories, or an OpenHands output folder (output.jsonl, or
-llm_completions/<id>/). The last line sums up: instances scanned, flagged, revealed.`,
+llm_completions/<id>/). The last line sums up: instances scanned, flagged, revealed.
+
+Without --split, what is known of each task comes from its trajectory (the task message, the
+repository from the instance id); --split DATASET adds each row's base commit, problem
+statement, repository and version, so that commits and tags the task names or predates are the
+task's.`,
 		Example: `  swebench-run audit runs/sonnet
   # a published mini-swe-agent run, a SWE-agent trajectories folder, an OpenHands output
   swebench-run audit ~/mini-output/deepseek_lite_dev
@@ -51,22 +60,39 @@ llm_completions/<id>/). The last line sums up: instances scanned, flagged, revea
   swebench-run audit evaluation_outputs/outputs/…/output.jsonl
   # one JSON object per flag (the summary goes to stderr)
   swebench-run audit --json runs/sonnet | jq -r 'select(.revealed) | .instance'
+  # the dataset's base commits, problem statements and versions
+  swebench-run audit --split lite runs/sonnet
   # fail a pipeline when any instance is flagged
   swebench-run audit --fail-on-flag runs/nightly`,
 		Annotations: map[string]string{annExitCodes: auditExitCodes},
 		Args:        argsRange(1, 1, "one run, trajectory or folder"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return runAudit(args[0], asJSON, failOnFlag, cmd.OutOrStdout(), cmd.ErrOrStderr())
+			return runAudit(cmd.Context(), args[0], split, asJSON, failOnFlag, cmd.OutOrStdout(), cmd.ErrOrStderr())
 		},
 		ValidArgsFunction: completeDirs,
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print one JSON object per flag: instance, step, command, class, reason, revealed")
 	cmd.Flags().BoolVar(&failOnFlag, "fail-on-flag", false, "exit 6 when some instance is flagged")
+	cmd.Flags().StringVar(&split, "split", "", "the dataset the run was made on (a named dataset, hf:ID, or a file): its base commits, problem statements and versions")
+	metavar(cmd.Flags(), "split", "DATASET")
+	completeFlags(cmd, map[string]cobra.CompletionFunc{"split": completeDataset})
 	return cmd
 }
 
-func runAudit(path string, asJSON, failOnFlag bool, stdout, stderr io.Writer) error {
-	a, err := results.AuditPath(path, nil)
+func runAudit(ctx context.Context, path, split string, asJSON, failOnFlag bool, stdout, stderr io.Writer) error {
+	var taskOf results.TaskOf
+	if split != "" {
+		loaded, err := dataset.Load(ctx, split, dataset.LoadOptions{Progress: stderr, Families: families().Families()})
+		if err != nil {
+			return fmt.Errorf("audit: --split %s: %w", split, err)
+		}
+		tasks := make(map[string]audit.Task, len(loaded.Instances))
+		for _, in := range loaded.Instances {
+			tasks[in.InstanceID] = audit.Task{BaseCommit: in.BaseCommit, Text: in.ProblemStatement, Repo: in.Repo, Version: in.Version}
+		}
+		taskOf = func(id string) audit.Task { return tasks[id] }
+	}
+	a, err := results.AuditPath(path, taskOf)
 	if err != nil {
 		return fmt.Errorf("audit %s: %w", path, err)
 	}

@@ -39,6 +39,12 @@ func TestAuditPublishedRun(t *testing.T) {
 	if code, _, _ = runCLI(t, "audit", "--fail-on-flag", dir); code != exitFlagged {
 		t.Errorf("--fail-on-flag: exit %d, want %d", code, exitFlagged)
 	}
+
+	// With the dataset (Lite dev): the same flag.
+	code, stdout, stderr = runCLI(t, "audit", "--split", testenv.Fixtures(t, "datasets", "SWE-bench_Lite.dev.parquet"), dir)
+	if code != 0 || !strings.HasSuffix(stdout, "23 instances scanned, 1 flagged (1 flags), 1 revealed; history: not recorded\n") {
+		t.Errorf("--split: exit %d, stdout %q, stderr %q", code, stdout, stderr)
+	}
 }
 
 func TestAuditOtherForms(t *testing.T) {
