@@ -33,7 +33,8 @@ type Stats struct {
 	// resolved nor unresolved, they run again when a run has budget left.
 	Unfinished []string   `json:"unfinished"`
 	Eval       *EvalStats `json:"eval,omitempty"`
-	// Flags counts the trajectories' commands that reached beyond the task's start (audit).
+	// Flags counts the trajectories' commands that reached beyond the task's start (audit),
+	// when the caller set it (RunFlagStats).
 	Flags *FlagStats `json:"flags,omitempty"`
 	// FromTrajectories: the directory has no ledger (a mini-swe-agent output directory, 1.x or
 	// 2.x), so the figures come from its trajectories: one attempt each, no times or tokens.
@@ -169,17 +170,13 @@ func ComputeStats(dir string, readReport ReportReader) (*Stats, error) {
 		}
 	}
 	st.Cost, st.Steps, st.Seconds = dist(costs), dist(steps), dist(secs)
-	if st.Eval, err = evalStats(dir, len(history)-len(st.Unfinished), readReport); err != nil {
-		return nil, err
-	}
-	if st.Flags, err = flagStats(dir); err != nil {
-		return nil, err
-	}
-	return st, nil
+	st.Eval, err = evalStats(dir, len(history)-len(st.Unfinished), readReport)
+	return st, err
 }
 
-// flagStats counts the flags of dir's trajectories; nil when it holds none.
-func flagStats(dir string) (*FlagStats, error) {
+// RunFlagStats counts the flags of dir's trajectories (Stats.Flags; ComputeStats leaves it to
+// the caller, as it reads every trajectory); nil when dir holds none.
+func RunFlagStats(dir string) (*FlagStats, error) {
 	a, err := AuditPath(dir, nil)
 	if errors.Is(err, ErrNoTrajectories) {
 		return nil, nil
@@ -202,14 +199,12 @@ func statsFromTrajectories(dir string, readReport ReportReader) (*Stats, error) 
 	sort.Strings(paths)
 	st := &Stats{Dir: dir, ByStatus: map[string]int{}, ByCategory: map[string]int{}, FromTrajectories: true}
 	var costs, steps []float64
-	var runs []*AgentRun
 	seen := map[string]bool{}
 	for _, p := range paths {
 		t, err := ReadTrajectory(p)
 		if err != nil {
 			return nil, err
 		}
-		runs = append(runs, t.AgentRun(p))
 		seen[filepath.Base(filepath.Dir(p))] = true
 		st.Instances++
 		st.Attempts++
@@ -237,7 +232,6 @@ func statsFromTrajectories(dir string, readReport ReportReader) (*Stats, error) 
 		}
 	}
 	st.Cost, st.Steps = dist(costs), dist(steps)
-	st.Flags = AuditRuns(runs, nil).Stats()
 	st.Eval, err = evalStats(dir, st.Instances, readReport)
 	return st, err
 }

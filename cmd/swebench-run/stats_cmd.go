@@ -65,6 +65,9 @@ func showStats(dir string, asJSON, rebuild bool, stdout, stderr io.Writer) error
 			return err
 		}
 	}
+	if st.Flags, err = results.RunFlagStats(dir); err != nil {
+		return err
+	}
 	if asJSON {
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
