@@ -116,6 +116,7 @@ type RunInfo struct {
 	Verdicts        map[Verdict]int `json:"verdicts"`
 	Resolved        int             `json:"resolved"`
 	Covered         int             `json:"covered"`
+	Flags           *Flags          `json:"flags,omitempty"` // the trajectories' flags, when the form has trajectories
 }
 
 // PassK is pass@k (resolved in at least one of k repeats) and pass^k (resolved in all k), over
@@ -547,7 +548,7 @@ func summarise(s *side, ids, repos []string) Input {
 	for ri, r := range s.runs {
 		info := RunInfo{Label: r.Label, Path: r.Path, Kind: r.Kind, Model: r.Model, Dataset: r.Dataset,
 			DatasetRevision: r.DatasetRevision, ConfigHash: r.ConfigHash, Sweep: r.Sweep, Cell: r.Cell,
-			Variant: r.Variant, Repeat: r.Repeat, Total: r.Total, Verdicts: map[Verdict]int{}}
+			Variant: r.Variant, Repeat: r.Repeat, Total: r.Total, Verdicts: map[Verdict]int{}, Flags: r.Flags}
 		if len(r.ReportLayouts) > 0 {
 			info.ReportLayouts = r.ReportLayouts
 		}

@@ -97,6 +97,9 @@ func Read(src Source, opts ReadOptions) ([]*Run, error) {
 			r.Label = defaultLabel(src.Path)
 		}
 		r.finish()
+		if r.Flags, err = readFlags(r); err != nil {
+			return nil, err
+		}
 	}
 	return runs, nil
 }

@@ -48,6 +48,9 @@ func WriteMarkdown(w io.Writer, res *Result) error {
 			in.Covered, count(in.Resolved), Percent1(in.ResolvedRate), distField(m.Cost, money, true), optMoney(m.CostPerResolved), medianField(m.Steps, num))
 	}
 	p("\n")
+	if writeFlagsText(w, res, "- ") {
+		p("\n")
+	}
 	p("| verdict |")
 	for _, in := range res.Inputs {
 		p(" %s |", code(in.Name))

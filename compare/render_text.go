@@ -46,6 +46,7 @@ func WriteText(w io.Writer, res *Result) error {
 		writePairTable(w, res.VsBest)
 		writeMatrixText(w, res)
 	}
+	writeFlagsText(w, res, "  ")
 	if len(res.Trend) > 0 {
 		fmt.Fprintln(w, "\nhistory")
 		WriteTrendText(w, res.Trend)

@@ -102,6 +102,8 @@ type Run struct {
 
 	Instances []Instance // sorted by ID
 	Warnings  []string
+	// Flags are the trajectories' flags; nil when the form has no trajectories.
+	Flags *Flags
 
 	index map[string]int
 }

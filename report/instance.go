@@ -42,6 +42,7 @@ type instanceData struct {
 	Eval          *evalData      `json:"eval,omitempty"`
 	Notes         []string       `json:"notes,omitempty"`
 	Files         map[string]int `json:"files,omitempty"` // raw files view serves: name → bytes
+	Flags         []pageFlag     `json:"flags,omitempty"` // commands that reached beyond the task's start
 }
 
 type trajInfo struct {
@@ -87,6 +88,11 @@ type call struct {
 	Out    string `json:"out"`
 	Elided int    `json:"elided,omitempty"` // characters of the output left out
 	Exc    string `json:"exc,omitempty"`
+	// Flag is the class of the flag on this command ("" none), FlagWhy its reason, Revealed
+	// whether its output revealed something.
+	Flag     string `json:"flag,omitempty"`
+	FlagWhy  string `json:"flag_why,omitempty"`
+	Revealed bool   `json:"revealed,omitempty"`
 }
 
 type evalData struct {
@@ -144,6 +150,7 @@ func (r *Report) instance(k int, id string) (*instanceData, string, error) {
 			d.Notes = append(d.Notes, red.Text(fmt.Sprintf("the trajectory could not be read: %v", err)))
 		} else {
 			r.addTrajectory(d, t, &text)
+			r.markFlags(d, t, p)
 			d.Files["trajectory"] = fileSize(p)
 		}
 	} else if rd.trajDir != "" {

@@ -74,7 +74,8 @@ type cells struct {
 	// submitted, "." unknown to this run.
 	V string `json:"v"`
 	// X is the exit status (index into summary.Statuses, -1 none); D the detail (index into
-	// summary.Details, -1 none); F flags: 1 a trajectory, 2 evaluation logs, 4 a patch.
+	// summary.Details, -1 none); F flags: 1 a trajectory, 2 evaluation logs, 4 a patch, 8 a
+	// trajectory flag (a command reaching beyond the task's start), 16 one that revealed something.
 	X []int `json:"x"`
 	D []int `json:"d"`
 	F []int `json:"f"`
@@ -170,7 +171,7 @@ func (r *Report) summary(search *searchInfo) *summary {
 	s.Inputs = make([]inputExtra, len(r.res.Inputs))
 	for _, rd := range r.runs {
 		rs := runSummary{Label: rd.Label, Input: rd.input, Kind: rd.Kind, Path: rd.Path, Model: rd.Model, Dataset: rd.Dataset,
-			Has:      map[string]bool{"cost": rd.HasCost, "steps": rd.HasSteps, "tokens": rd.HasTokens, "time": rd.HasDuration, "traj": rd.trajDir != "", "eval": rd.evalDir != ""},
+			Has:      map[string]bool{"cost": rd.HasCost, "steps": rd.HasSteps, "tokens": rd.HasTokens, "time": rd.HasDuration, "traj": rd.trajDir != "", "eval": rd.evalDir != "", "flags": rd.Flags != nil},
 			Warnings: append([]string{}, rd.Warnings...), Failures: []results.Failure{}, Unfinished: []string{}, ReportLayouts: rd.ReportLayouts}
 		if rd.stats != nil {
 			rs.Failures = append(rs.Failures, rd.stats.Failures...)
@@ -198,6 +199,7 @@ func (r *Report) summary(search *searchInfo) *summary {
 		for i := range c.X {
 			c.X[i], c.D[i] = -1, -1
 		}
+		flagged := runFlagCells(rd)
 		for k := range rd.Instances {
 			in := &rd.Instances[k]
 			i, ok := r.index[in.ID]
@@ -216,6 +218,7 @@ func (r *Report) summary(search *searchInfo) *summary {
 			if p, ok := rd.preds[in.ID]; ok && !p.Empty() {
 				c.F[i] |= flagPatch
 			}
+			c.F[i] |= flagged[in.ID]
 			// An unknown figure stays NaN, null in the data: the pages show "–", never 0.
 			if c.Cost != nil && in.Cost != nil {
 				c.Cost[i] = *in.Cost

@@ -33,6 +33,9 @@ type Stats struct {
 	// resolved nor unresolved, they run again when a run has budget left.
 	Unfinished []string   `json:"unfinished"`
 	Eval       *EvalStats `json:"eval,omitempty"`
+	// Flags counts the trajectories' commands that reached beyond the task's start (audit),
+	// when the caller set it (RunFlagStats).
+	Flags *FlagStats `json:"flags,omitempty"`
 	// FromTrajectories: the directory has no ledger (a mini-swe-agent output directory, 1.x or
 	// 2.x), so the figures come from its trajectories: one attempt each, no times or tokens.
 	FromTrajectories bool `json:"from_trajectories,omitempty"`
@@ -169,6 +172,19 @@ func ComputeStats(dir string, readReport ReportReader) (*Stats, error) {
 	st.Cost, st.Steps, st.Seconds = dist(costs), dist(steps), dist(secs)
 	st.Eval, err = evalStats(dir, len(history)-len(st.Unfinished), readReport)
 	return st, err
+}
+
+// RunFlagStats counts the flags of dir's trajectories (Stats.Flags; ComputeStats leaves it to
+// the caller, as it reads every trajectory); nil when dir holds none.
+func RunFlagStats(dir string) (*FlagStats, error) {
+	a, err := AuditPath(dir, nil)
+	if errors.Is(err, ErrNoTrajectories) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	return a.Stats(), nil
 }
 
 // statsFromTrajectories computes the statistics of an output directory without a ledger from

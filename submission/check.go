@@ -189,6 +189,7 @@ func checkFolder(ctx context.Context, dir, folder string, opts CheckOptions) (*C
 	add(checkFromReports(computed)...)
 	add(checkRegrade(computed, logs)...)
 	add(compareResults(dir, computed)...)
+	add(checkFlags(trajs, computed.Results.Resolved)...)
 	rep.Findings = rep.Findings.Sorted()
 	return rep, nil
 }

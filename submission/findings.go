@@ -51,6 +51,7 @@ const (
 	CheckMetadata       = "metadata"         // metadata.yaml
 	CheckResults        = "results"          // results/ against its recomputation
 	CheckFiles          = "files"            // files get_results would delete
+	CheckFlags          = "flags"            // resolved instances whose trajectory reached beyond the task's start
 )
 
 // Finding is one result of a check.

@@ -11,6 +11,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/swebench-run/swebench-run/audit"
 	"github.com/swebench-run/swebench-run/eval"
 	"github.com/swebench-run/swebench-run/family"
 	"github.com/swebench-run/swebench-run/family/all"
@@ -63,6 +64,9 @@ func showStats(dir string, asJSON, rebuild bool, stdout, stderr io.Writer) error
 		if st.Eval, err = familyEvalStats(dir, st); err != nil {
 			return err
 		}
+	}
+	if st.Flags, err = results.RunFlagStats(dir); err != nil {
+		return err
 	}
 	if asJSON {
 		enc := json.NewEncoder(stdout)
@@ -129,6 +133,7 @@ func printStats(w io.Writer, st *results.Stats) {
 	case st.Eval != nil:
 		fmt.Fprintf(w, "resolved: %d of %d instances (%.1f%%); %d evaluated (report.json: %s), %d patches applied\n", st.Eval.Resolved, st.Instances-len(st.Unfinished), 100*st.Eval.Rate, st.Eval.Evaluated, eval.LayoutCounts(st.Eval.Layouts), st.Eval.Applied)
 	}
+	printFlagStats(w, st.Flags, st.Dir)
 	if len(st.Unfinished) > 0 {
 		fmt.Fprintf(w, "\n%d unfinished (cut by the run's cost limit; neither resolved nor unresolved, they run again when a run has budget left): %s\n",
 			len(st.Unfinished), strings.Join(st.Unfinished, ", "))
@@ -206,4 +211,30 @@ func showFamilyVerdicts(dir string, asJSON bool, stdout io.Writer) (bool, error)
 		return true, nil
 	}
 	return false, nil
+}
+
+// printFlagStats prints the line of a run's flags (swebench-run audit lists them).
+func printFlagStats(w io.Writer, f *results.FlagStats, dir string) {
+	if f == nil {
+		return
+	}
+	fmt.Fprintf(w, "flags: %d of %d instances flagged", f.Flagged, f.Scanned)
+	if f.Flagged > 0 {
+		var parts []string
+		for _, c := range audit.Classes {
+			if n := f.ByClass[string(c)]; n > 0 {
+				parts = append(parts, fmt.Sprintf("%s %d", c, n))
+			}
+		}
+		fmt.Fprintf(w, " (%s), %d revealed", strings.Join(parts, ", "), f.Revealed)
+	}
+	history := f.History
+	if history == "" {
+		history = "not recorded"
+	}
+	fmt.Fprintf(w, "; history: %s", history)
+	if f.Flagged > 0 {
+		fmt.Fprintf(w, " (swebench-run audit %s lists them)", dir)
+	}
+	fmt.Fprintln(w)
 }

@@ -669,7 +669,7 @@
   const listState = { rows: [], sel: -1, shown: 0 };
   function filterParams(params) {
     const f = {};
-    for (const k of ['q', 'verdict', 'status', 'repo', 'cell', 'input', 'flaky', 'flip', 'sort', 'dir']) f[k] = params.get(k) || '';
+    for (const k of ['q', 'verdict', 'status', 'repo', 'cell', 'input', 'flaky', 'flagged', 'flip', 'sort', 'dir']) f[k] = params.get(k) || '';
     return f;
   }
   function renderInstances(main, params) {
@@ -694,6 +694,7 @@
       sel('cell', S.compare.inputs.length < S.runs.length ? 'Cell' : 'Run', [['', 'any']].concat(S.runs.map((x, r) => [String(r), x.label])));
     } else if (S.compare.inputs.length > 1) sel('input', 'Input', [['', 'any']].concat(S.compare.inputs.map((x, k) => [String(k), x.name])));
     if (S.flaky.length) sel('flaky', 'Flaky', [['', 'any'], ['1', 'flaky only'], ['0', 'stable only']]);
+    if (S.runs.some((x) => x.cells.f.some((n) => n & 8))) sel('flagged', 'Flags', [['', 'any'], ['1', 'flagged'], ['2', 'revealed'], ['0', 'not flagged']]);
     if ((S.compare.pairs || []).length) sel('flip', S.compare.gate ? 'Flipped vs. baseline' : 'Flipped', [['', 'any'], ['any', 'flipped'], ['up', 'newly resolved'], ['down', 'regressed']]);
     main.appendChild(bar);
     const count = h('p', { class: 'count', id: 'count' }, 'Filtering…');
@@ -787,6 +788,9 @@
       if (f.input && String(run.input) !== f.input) continue;
       if (f.flaky === '1' && !D.flaky[i]) continue;
       if (f.flaky === '0' && D.flaky[i]) continue;
+      if (f.flagged === '1' && !(run.cells.f[i] & 8)) continue;
+      if (f.flagged === '2' && !(run.cells.f[i] & 16)) continue;
+      if (f.flagged === '0' && run.cells.f[i] & 8) continue;
       if (f.flip) {
         const fl = D.flipAny[i];
         if (f.flip === 'any' && !fl) continue;
@@ -831,7 +835,8 @@
       listState.cols.includes('cost') ? h('td', { class: 'num', 'data-k': 'cost', 'data-v': c.c ? num(c.c, i) : '', text: c.c ? fmtCost(num(c.c, i)) : '' }) : null,
       listState.cols.includes('time') ? h('td', { class: 'num', 'data-k': 'time', text: c.t ? fmtDur(num(c.t, i)) : '' }) : null,
       listState.cols.includes('attempts') ? h('td', { class: 'num', 'data-k': 'attempts', text: c.a ? fmtInt(num(c.a, i)) : '' }) : null,
-      h('td', null, D.flaky[i] ? h('span', { class: 'flag flaky', title: 'flaky: the verdict differs between repeats or nights', text: '⚑' }) : null,
+      h('td', null, c.f[i] & 8 ? h('span', { class: 'flag leak' + (c.f[i] & 16 ? ' revealed' : ''), 'data-k': 'flagged', title: c.f[i] & 16 ? 'flagged: a command reached beyond the task\'s start, and its output revealed something' : 'flagged: a command reached beyond the task\'s start (its output showed nothing)', text: c.f[i] & 16 ? '⚠' : '△' }) : null,
+        D.flaky[i] ? h('span', { class: 'flag flaky', title: 'flaky: the verdict differs between repeats or nights', text: '⚑' }) : null,
         fl === 1 || fl === 2 ? h('span', { class: 'flag up', title: 'newly resolved in a pair', text: '▲' }) : null,
         fl === -1 || fl === 2 ? h('span', { class: 'flag down', title: 'regressed in a pair', text: '▼' }) : null));
     return tr;
@@ -914,6 +919,11 @@
     if (!twoCols) fact('run', run.label, 'run');
     head.appendChild(h('div', { class: 'facts' }, facts));
     if (d.notes) head.appendChild(h('ul', { class: 'hint' }, d.notes.map((n) => h('li', { text: n }))));
+    if (d.flags && d.flags.length) {
+      head.appendChild(h('div', { class: 'flags-box', id: 'flags' }, h('b', { text: 'Flagged: ' + d.flags.length + (d.flags.length === 1 ? ' command reached' : ' commands reached') + ' beyond the task\'s start' }),
+        h('ul', null, d.flags.map((x) => h('li', null, h('a', { href: '#', 'data-step': x.step, onclick: (e) => { e.preventDefault(); const el = pane.querySelector('.step[data-step="' + x.step + '"]'); if (el) el.scrollIntoView({ block: 'center' }); }, text: 'step ' + x.step }),
+          ' · ' + x.class + ' · ' + x.reason + ' · ' + (x.revealed ? 'revealed something' : 'showed nothing'))))));
+    }
     if (info.exception) head.appendChild(h('pre', { class: 'code', text: info.exception + (info.traceback ? '\n\n' + info.traceback : '') }));
     if (S.live && d.files) head.appendChild(h('div', { class: 'hint', style: { marginTop: '6px' } }, 'Raw files: ', Object.keys(d.files).map((f) => h('a', { href: 'files/' + r + '/' + encodeID(d.id) + '/' + f, target: '_blank', rel: 'noopener', style: { marginRight: '10px' }, text: f }))));
     pane.appendChild(head);
@@ -1005,9 +1015,11 @@
     if (st.model_s !== undefined) meta.push('model ' + fmtDur(st.model_s));
     if (st.env_s !== undefined) meta.push('env ' + fmtDur(st.env_s));
     if (st.at !== undefined) meta.push('at ' + fmtDur(st.at));
-    const el = h('div', { class: 'step', 'data-step': st.n }, h('div', { class: 'step-h' }, h('b', { text: 'Step ' + st.n }), h('span', { text: meta.join(' · ') })));
+    const flagged = (st.calls || []).some((c) => c.flag);
+    const el = h('div', { class: 'step' + (flagged ? ' flagged' : ''), 'data-step': st.n }, h('div', { class: 'step-h' }, h('b', { text: 'Step ' + st.n }), h('span', { text: meta.join(' · ') })));
     if (st.thought && st.thought.trim()) el.appendChild(h('div', { class: 'thought', text: st.thought.trim() }));
     for (const c of st.calls || []) {
+      if (c.flag) el.appendChild(h('div', { class: 'flagnote', 'data-flag': c.flag, text: '⚠ ' + c.flag + ': ' + c.flag_why + (c.revealed ? ' — its output revealed something' : ' — its output showed nothing') }));
       if (c.cmd) el.appendChild(foldPre(c.cmd, 'cmd'));
       const rc = c.rc;
       const out = c.out || '';
