@@ -181,7 +181,7 @@ func readFamilyFile(path string, data []byte) (*Run, bool, error) {
 	if !ok {
 		return nil, false, nil
 	}
-	r := &Run{Path: path, Kind: KindFamilyReport}
+	r := &Run{Path: path, Kind: KindFamilyReport, ReportLayouts: map[string]int{fv.Format: len(fv.Verdicts)}}
 	m := map[string]*Instance{}
 	for id, v := range fv.Verdicts {
 		m[id] = &Instance{Verdict: familyVerdict(v), Detail: v.Detail, Tests: v.Tests, Log: v.Log}
@@ -216,17 +216,23 @@ func reportVerdict(rep eval.InstanceReport) Verdict {
 }
 
 // evalFolder is a folder of per-instance evaluation output: <dir>/<id>/report.json, with
-// <dir>/<id>/ present but no report.json when the evaluation could not grade the instance.
+// <dir>/<id>/ present but no report.json when the evaluation could not grade the instance, or a
+// dataset family's harness output (read through the family registry).
 type evalFolder struct {
 	reports map[string]eval.InstanceReport
 	tried   map[string]bool // a folder without report.json
-	// family holds the verdicts the folder keeps in another dataset family's format (SWE-bench
-	// Pro's eval_results.json and instance folders), read through the family registry.
-	family  map[string]family.InstanceVerdict
-	layouts map[string]int // SWE-bench reports read per layout (eval.ReportLayout)
+	// family holds the verdicts the folder keeps in another dataset family's layout (SWE-bench
+	// Pro's eval_results.json and instance folders, Multi-SWE-bench's workdir, …).
+	family map[string]family.InstanceVerdict
+	// layouts counts the instances read per layout: SWE-bench's report.json layouts
+	// (eval.ReportLayout) and the families' (family.FolderVerdicts.Format).
+	layouts map[string]int
 }
 
-// readEvalFolder reads every <dir>/<id>/report.json. A missing dir is empty.
+// readEvalFolder reads the verdicts of dir: the layouts of the dataset families first (an
+// instance a family's reader takes is that family's, even when its report.json is also
+// readable as SWE-bench's, as SWE-smith's are), then every other <dir>/<id>/report.json. A
+// missing dir is empty.
 func readEvalFolder(dir string) (*evalFolder, error) {
 	f := &evalFolder{reports: map[string]eval.InstanceReport{}, tried: map[string]bool{}, family: map[string]family.InstanceVerdict{}, layouts: map[string]int{}}
 	entries, err := os.ReadDir(dir)
@@ -236,12 +242,25 @@ func readEvalFolder(dir string) (*evalFolder, error) {
 	if err != nil {
 		return nil, fmt.Errorf("evaluation folder %s: %w", dir, err)
 	}
+	others, err := all.ReadEvalFolder(dir)
+	if err != nil {
+		return nil, err
+	}
+	for _, fv := range others {
+		for id, v := range fv.Verdicts {
+			f.family[id] = v
+			f.layouts[fv.Format]++
+		}
+	}
 	// A report.json that is not SWE-bench's (in any layout) may be another family's
-	// (Multi-SWE-bench's, SWE-bench-Live's {"instance_id", "resolved", …}): an error only when no
-	// family reads that instance.
+	// (SWE-bench-Live's {"instance_id", "resolved", …}): an error only when no family reads that
+	// instance.
 	unread := map[string]error{}
 	for _, e := range entries {
 		if !e.IsDir() {
+			continue
+		}
+		if _, ok := f.family[e.Name()]; ok {
 			continue
 		}
 		p := filepath.Join(dir, e.Name(), "report.json")
@@ -257,34 +276,23 @@ func readEvalFolder(dir string) (*evalFolder, error) {
 			unread[e.Name()] = err
 			continue
 		}
+		if _, ok := f.family[rep.InstanceID]; ok {
+			continue
+		}
 		f.reports[rep.InstanceID] = rep
 		f.layouts[string(layout)]++
 	}
-	others, err := all.ReadEvalFolder(dir)
-	if err != nil {
-		return nil, err
-	}
-	for _, fv := range others {
-		for id, v := range fv.Verdicts {
-			if _, ok := f.reports[id]; !ok {
-				f.family[id] = v
-				delete(f.tried, id)
-				delete(unread, id)
-			}
-		}
-	}
 	if len(f.reports) == 0 && len(f.family) > 0 {
 		// Another family's folder: its reader says which instance folders failed; the folder's
-		// other subfolders (a submission's logs/) are not SWE-bench evaluations without a report.
+		// other subfolders (a submission's logs/, a workdir's <org>/) are not SWE-bench
+		// evaluations without a report.
 		clear(f.tried)
 	}
-	ids := make([]string, 0, len(unread))
-	for id := range unread {
-		if _, ok := f.family[id]; !ok {
+	if len(unread) > 0 {
+		ids := make([]string, 0, len(unread))
+		for id := range unread {
 			ids = append(ids, id)
 		}
-	}
-	if len(ids) > 0 {
 		sort.Strings(ids)
 		return nil, unread[ids[0]]
 	}
