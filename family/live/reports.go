@@ -86,13 +86,14 @@ func (reports) ReadEvalFolder(dir string) (family.FolderVerdicts, bool, error) {
 	}
 	if found {
 		for _, id := range unreported {
-			if _, ok := fv.Verdicts[id]; !ok {
-				v := family.InstanceVerdict{Outcome: family.Error, Detail: "no report.json: the harness stopped after the tests ran"}
-				if log := filepath.Join(dir, id, PostPatchLogFile); isFile(log) {
-					v.Log = log
-				}
-				fv.Verdicts[id] = v
+			v, ok := fv.Verdicts[id]
+			if !ok {
+				v = family.InstanceVerdict{Outcome: family.Error, Detail: "no report.json: the harness wrote the test output but no report"}
 			}
+			if log := filepath.Join(dir, id, PostPatchLogFile); isFile(log) {
+				v.Log = log
+			}
+			fv.Verdicts[id] = v
 		}
 	}
 	return fv, found, nil
