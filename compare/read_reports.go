@@ -184,7 +184,7 @@ func readFamilyFile(path string, data []byte) (*Run, bool, error) {
 	r := &Run{Path: path, Kind: KindFamilyReport, ReportLayouts: map[string]int{fv.Format: len(fv.Verdicts)}}
 	m := map[string]*Instance{}
 	for id, v := range fv.Verdicts {
-		m[id] = &Instance{Verdict: familyVerdict(v), Detail: v.Detail, Tests: v.Tests, Log: v.Log}
+		m[id] = &Instance{Verdict: familyVerdict(v), Detail: v.Detail, Tests: v.Tests, Log: v.Log, FamilyLayout: fv.Format}
 	}
 	r.Instances = instancesFrom(m)
 	return r, true, nil
@@ -224,6 +224,8 @@ type evalFolder struct {
 	// family holds the verdicts the folder keeps in another dataset family's layout (SWE-bench
 	// Pro's eval_results.json and instance folders, Multi-SWE-bench's workdir, …).
 	family map[string]family.InstanceVerdict
+	// familyLayout is the layout each of family was read in (family.FolderVerdicts.Format).
+	familyLayout map[string]string
 	// layouts counts the instances read per layout: SWE-bench's report.json layouts
 	// (eval.ReportLayout) and the families' (family.FolderVerdicts.Format).
 	layouts map[string]int
@@ -234,7 +236,8 @@ type evalFolder struct {
 // readable as SWE-bench's, as SWE-smith's are), then every other <dir>/<id>/report.json. A
 // missing dir is empty.
 func readEvalFolder(dir string) (*evalFolder, error) {
-	f := &evalFolder{reports: map[string]eval.InstanceReport{}, tried: map[string]bool{}, family: map[string]family.InstanceVerdict{}, layouts: map[string]int{}}
+	f := &evalFolder{reports: map[string]eval.InstanceReport{}, tried: map[string]bool{}, family: map[string]family.InstanceVerdict{},
+		familyLayout: map[string]string{}, layouts: map[string]int{}}
 	entries, err := os.ReadDir(dir)
 	if errors.Is(err, fs.ErrNotExist) {
 		return f, nil
@@ -249,6 +252,7 @@ func readEvalFolder(dir string) (*evalFolder, error) {
 	for _, fv := range others {
 		for id, v := range fv.Verdicts {
 			f.family[id] = v
+			f.familyLayout[id] = fv.Format
 			f.layouts[fv.Format]++
 		}
 	}
@@ -328,6 +332,20 @@ func familyVerdict(v family.InstanceVerdict) Verdict {
 	return Error
 }
 
+// fill sets in's verdict from the folder, with what another family's verdict file adds (its
+// tests, its test output, its layout); ok is false when the folder knows nothing of id.
+func (f *evalFolder) fill(in *Instance, id string) bool {
+	v, detail, ok := f.verdict(id)
+	if !ok {
+		return false
+	}
+	in.Verdict, in.Detail = v, detail
+	if fv, ok := f.family[id]; ok {
+		in.Tests, in.Log, in.FamilyLayout = fv.Tests, fv.Log, f.familyLayout[id]
+	}
+	return true
+}
+
 // verdict grades id from the folder: its report, or Error when the folder shows an evaluation
 // that produced no report. ok is false when the folder knows nothing of id.
 func (f *evalFolder) verdict(id string) (Verdict, string, bool) {
@@ -355,8 +373,9 @@ func readReportDir(dir string) (*Run, error) {
 		r.Kind = KindFamilyReport
 	}
 	for _, id := range f.instanceIDs() {
-		v, detail, _ := f.verdict(id)
-		r.Instances = append(r.Instances, Instance{ID: id, Verdict: v, Detail: detail, Tests: f.family[id].Tests, Log: f.family[id].Log})
+		in := Instance{ID: id}
+		f.fill(&in, id)
+		r.Instances = append(r.Instances, in)
 	}
 	return r, nil
 }
