@@ -48,8 +48,10 @@ const expected = "expected a swebench-run output directory (run.json, status.jso
 	"mini-swe-agent output (preds.json, exit_statuses_*.yaml, <id>/<id>.traj.json) with its harness logs, " +
 	"a harness run report (<model>.<run_id>.json, schema_version 2), an sb-cli report, " +
 	"a folder of <id>/report.json (the harness's or sb-cli's layout), an experiments results/results.json, " +
-	"or another dataset family's verdicts (SWE-bench Pro's eval_results.json or its evaluation folder, " +
-	"SWE-rebench-V2's eval_report.json, SWE-PolyBench's <id>_result.json files, SWE-smith's <id>/report.json)"
+	"or another dataset family's harness output or leaderboard folder (Multi-SWE-bench's workdir <org>/<repo>/evals/pr-<n>/, " +
+	"its experiments submission, final_report.json; SWE-bench Pro's output_dir or eval_results.json; SWE-rebench-V2's eval_report.json; " +
+	"SWE-PolyBench's <id>_result.json files, submission or result.json; SWE-bench-Live's output_dir or results.json; " +
+	"SWE-smith's run_evaluation folder or its report.json: docs/per-instance-reports.md lists them)"
 
 // ReadAll reads every source, in order, and makes the run labels unique. A sweep folder yields
 // one run per cell.
