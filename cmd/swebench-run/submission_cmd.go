@@ -370,8 +370,21 @@ func evaluateForSubmission(ctx context.Context, stop <-chan struct{}, in *submis
 	return nil
 }
 
-// checkSubmission lints an existing submission folder.
+// checkSubmission lints an existing submission folder: another dataset family's leaderboard
+// folder by its harness's layout (submission.CheckFamily), else SWE-bench's.
 func checkSubmission(ctx context.Context, f *submissionFlags, stdout, stderr io.Writer) error {
+	if rep, res, ok, err := submission.CheckFamily(f.check); err != nil {
+		return err
+	} else if ok {
+		printFindings(stdout, rep.Findings)
+		fmt.Fprintln(stdout)
+		fmt.Fprint(stdout, res.Summary(rep.Folder))
+		if err := rep.Err(f.force); err != nil {
+			return &exitStatusError{code: exitChecksFailed, msg: fmt.Sprintf("%s does not pass: %v", f.check, err)}
+		}
+		fmt.Fprintf(stdout, "\n%s passes the checks\n", f.check)
+		return nil
+	}
 	name := f.split
 	if name == "" {
 		abs, err := filepath.Abs(f.check)
