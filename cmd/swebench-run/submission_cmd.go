@@ -64,7 +64,9 @@ are listed; the run's dataset is the split's official one (same files, or the sa
 every predicted instance). Hard failures stop; warnings need --force and go into the README.
 
 --check DIR runs the checks that need only the folder on any submission folder, ours or anyone's,
-and recomputes results/ to compare it: a linter for the experiments repository.
+and recomputes results/ to compare it: a linter for the experiments repository. Another dataset
+family's leaderboard folder (a multi-swe-bench/experiments or SWE-PolyBench submission) is
+checked by its harness's layout instead, without a split.
 
 Splits: lite, verified, bash-only (graded against Verified), test, multilingual; lite-dev (Lite's
 dev split: for trying the pipeline, not a leaderboard split). Any other folder name needs
