@@ -48,8 +48,10 @@ const expected = "expected a swebench-run output directory (run.json, status.jso
 	"mini-swe-agent output (preds.json, exit_statuses_*.yaml, <id>/<id>.traj.json) with its harness logs, " +
 	"a harness run report (<model>.<run_id>.json, schema_version 2), an sb-cli report, " +
 	"a folder of <id>/report.json (the harness's or sb-cli's layout), an experiments results/results.json, " +
-	"or another dataset family's verdicts (SWE-bench Pro's eval_results.json or its evaluation folder, " +
-	"SWE-rebench-V2's eval_report.json, SWE-PolyBench's <id>_result.json files, SWE-smith's <id>/report.json)"
+	"or another dataset family's harness output or leaderboard folder (Multi-SWE-bench's workdir <org>/<repo>/evals/pr-<n>/, " +
+	"its experiments submission, final_report.json; SWE-bench Pro's output_dir or eval_results.json; SWE-rebench-V2's eval_report.json; " +
+	"SWE-PolyBench's <id>_result.json files, submission or result.json; SWE-bench-Live's output_dir or results.json; " +
+	"SWE-smith's run_evaluation folder or its report.json: docs/per-instance-reports.md lists them)"
 
 // ReadAll reads every source, in order, and makes the run labels unique. A sweep folder yields
 // one run per cell.
@@ -116,6 +118,16 @@ func readDir(src Source, opts ReadOptions) ([]*Run, error) {
 	case has("status.jsonl") || has("run.json"):
 		r, err := readRunDir(dir, src.EvalLogs, opts)
 		return []*Run{r}, err
+	}
+	// A dataset family's harness output or leaderboard folder, before the forms it resembles (a
+	// Multi-SWE-bench submission keeps results/results.json too).
+	if others, err := all.ReadEvalFolder(dir); err != nil {
+		return nil, fmt.Errorf("input %s: %w", dir, err)
+	} else if len(others) > 0 {
+		r, err := readReportDir(dir)
+		return []*Run{r}, err
+	}
+	switch {
 	case has(filepath.Join("results", "results.json")):
 		// An experiments submission folder (it may keep its preds.json too).
 		r, err := readExperimentsFile(filepath.Join(dir, "results", "results.json"))
@@ -127,13 +139,6 @@ func readDir(src Source, opts ReadOptions) ([]*Run, error) {
 	if n, err := countReportDirs(dir); err != nil {
 		return nil, err
 	} else if n > 0 {
-		r, err := readReportDir(dir)
-		return []*Run{r}, err
-	}
-	// Another dataset family's harness output (SWE-bench Pro: eval_results.json).
-	if others, err := all.ReadEvalFolder(dir); err != nil {
-		return nil, fmt.Errorf("input %s: %w", dir, err)
-	} else if len(others) > 0 {
 		r, err := readReportDir(dir)
 		return []*Run{r}, err
 	}
@@ -154,6 +159,12 @@ func readFile(src Source) (*Run, error) {
 	if err := json.Unmarshal(bytes.TrimPrefix(data, []byte("\ufeff")), &keys); err != nil {
 		return nil, fmt.Errorf("input %s: %w: not a JSON object (%v); %s", p, ErrUnrecognised, err, expected)
 	}
+	// A dataset family's verdict file first: some share keys with SWE-bench's forms
+	// (Multi-SWE-bench's final_report.json those of the harness's run report, SWE-PolyBench's
+	// result.json those of an experiments results.json).
+	if r, ok, ferr := readFamilyFile(p, data); ok {
+		return r, ferr
+	}
 	_, hasTotal := keys["total_instances"]
 	_, hasResolvedIDs := keys["resolved_ids"]
 	_, hasResolved := keys["resolved"]
@@ -168,10 +179,6 @@ func readFile(src Source) (*Run, error) {
 	r, err := readSingleReport(p, data)
 	if err == nil {
 		return r, nil
-	}
-	// Another family's verdict file may have a "resolved" key too (SWE-bench-Live's report.json).
-	if r, ok, ferr := readFamilyFile(p, data); ok {
-		return r, ferr
 	}
 	if errors.Is(err, eval.ErrReportUnnamed) || hasResolved {
 		return nil, fmt.Errorf("input %s: %w", p, err)

@@ -48,7 +48,7 @@ func readMini(dir, logsDir string) (*Run, error) {
 	if err != nil {
 		return nil, fmt.Errorf("input %s: %w", dir, err)
 	}
-	if len(folder.reports) == 0 && len(folder.tried) == 0 {
+	if len(folder.reports) == 0 && len(folder.tried) == 0 && len(folder.family) == 0 {
 		return nil, fmt.Errorf("input %s: the harness logs %s hold no <id>/report.json", dir, logsDir)
 	}
 	// The trajectories record cost and model calls: an instance without one has neither.
@@ -60,11 +60,11 @@ func readMini(dir, logsDir string) (*Run, error) {
 		if r.Model == "" {
 			r.Model = p.ModelNameOrPath
 		}
-		if v, detail, ok := folder.verdict(id); ok {
-			in.Verdict, in.Detail, in.Tests, in.Log = v, detail, folder.family[id].Tests, folder.family[id].Log
-		} else if p.Empty() {
+		switch {
+		case folder.fill(in, id):
+		case p.Empty():
 			in.Verdict = EmptyPatch
-		} else {
+		default:
 			in.Verdict, in.Detail = NotSubmitted, "not evaluated"
 		}
 	}

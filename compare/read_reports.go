@@ -181,10 +181,10 @@ func readFamilyFile(path string, data []byte) (*Run, bool, error) {
 	if !ok {
 		return nil, false, nil
 	}
-	r := &Run{Path: path, Kind: KindFamilyReport}
+	r := &Run{Path: path, Kind: KindFamilyReport, ReportLayouts: map[string]int{fv.Format: len(fv.Verdicts)}}
 	m := map[string]*Instance{}
 	for id, v := range fv.Verdicts {
-		m[id] = &Instance{Verdict: familyVerdict(v), Detail: v.Detail, Tests: v.Tests, Log: v.Log}
+		m[id] = &Instance{Verdict: familyVerdict(v), Detail: v.Detail, Tests: v.Tests, Log: v.Log, FamilyLayout: fv.Format}
 	}
 	r.Instances = instancesFrom(m)
 	return r, true, nil
@@ -216,19 +216,28 @@ func reportVerdict(rep eval.InstanceReport) Verdict {
 }
 
 // evalFolder is a folder of per-instance evaluation output: <dir>/<id>/report.json, with
-// <dir>/<id>/ present but no report.json when the evaluation could not grade the instance.
+// <dir>/<id>/ present but no report.json when the evaluation could not grade the instance, or a
+// dataset family's harness output (read through the family registry).
 type evalFolder struct {
 	reports map[string]eval.InstanceReport
 	tried   map[string]bool // a folder without report.json
-	// family holds the verdicts the folder keeps in another dataset family's format (SWE-bench
-	// Pro's eval_results.json and instance folders), read through the family registry.
-	family  map[string]family.InstanceVerdict
-	layouts map[string]int // SWE-bench reports read per layout (eval.ReportLayout)
+	// family holds the verdicts the folder keeps in another dataset family's layout (SWE-bench
+	// Pro's eval_results.json and instance folders, Multi-SWE-bench's workdir, …).
+	family map[string]family.InstanceVerdict
+	// familyLayout is the layout each of family was read in (family.FolderVerdicts.Format).
+	familyLayout map[string]string
+	// layouts counts the instances read per layout: SWE-bench's report.json layouts
+	// (eval.ReportLayout) and the families' (family.FolderVerdicts.Format).
+	layouts map[string]int
 }
 
-// readEvalFolder reads every <dir>/<id>/report.json. A missing dir is empty.
+// readEvalFolder reads the verdicts of dir: the layouts of the dataset families first (an
+// instance a family's reader takes is that family's, even when its report.json is also
+// readable as SWE-bench's, as SWE-smith's are), then every other <dir>/<id>/report.json. A
+// missing dir is empty.
 func readEvalFolder(dir string) (*evalFolder, error) {
-	f := &evalFolder{reports: map[string]eval.InstanceReport{}, tried: map[string]bool{}, family: map[string]family.InstanceVerdict{}, layouts: map[string]int{}}
+	f := &evalFolder{reports: map[string]eval.InstanceReport{}, tried: map[string]bool{}, family: map[string]family.InstanceVerdict{},
+		familyLayout: map[string]string{}, layouts: map[string]int{}}
 	entries, err := os.ReadDir(dir)
 	if errors.Is(err, fs.ErrNotExist) {
 		return f, nil
@@ -236,12 +245,26 @@ func readEvalFolder(dir string) (*evalFolder, error) {
 	if err != nil {
 		return nil, fmt.Errorf("evaluation folder %s: %w", dir, err)
 	}
+	others, err := all.ReadEvalFolder(dir)
+	if err != nil {
+		return nil, err
+	}
+	for _, fv := range others {
+		for id, v := range fv.Verdicts {
+			f.family[id] = v
+			f.familyLayout[id] = fv.Format
+			f.layouts[fv.Format]++
+		}
+	}
 	// A report.json that is not SWE-bench's (in any layout) may be another family's
-	// (Multi-SWE-bench's, SWE-bench-Live's {"instance_id", "resolved", …}): an error only when no
-	// family reads that instance.
+	// (SWE-bench-Live's {"instance_id", "resolved", …}): an error only when no family reads that
+	// instance.
 	unread := map[string]error{}
 	for _, e := range entries {
 		if !e.IsDir() {
+			continue
+		}
+		if _, ok := f.family[e.Name()]; ok {
 			continue
 		}
 		p := filepath.Join(dir, e.Name(), "report.json")
@@ -257,34 +280,23 @@ func readEvalFolder(dir string) (*evalFolder, error) {
 			unread[e.Name()] = err
 			continue
 		}
+		if _, ok := f.family[rep.InstanceID]; ok {
+			continue
+		}
 		f.reports[rep.InstanceID] = rep
 		f.layouts[string(layout)]++
 	}
-	others, err := all.ReadEvalFolder(dir)
-	if err != nil {
-		return nil, err
-	}
-	for _, fv := range others {
-		for id, v := range fv.Verdicts {
-			if _, ok := f.reports[id]; !ok {
-				f.family[id] = v
-				delete(f.tried, id)
-				delete(unread, id)
-			}
-		}
-	}
 	if len(f.reports) == 0 && len(f.family) > 0 {
 		// Another family's folder: its reader says which instance folders failed; the folder's
-		// other subfolders (a submission's logs/) are not SWE-bench evaluations without a report.
+		// other subfolders (a submission's logs/, a workdir's <org>/) are not SWE-bench
+		// evaluations without a report.
 		clear(f.tried)
 	}
-	ids := make([]string, 0, len(unread))
-	for id := range unread {
-		if _, ok := f.family[id]; !ok {
+	if len(unread) > 0 {
+		ids := make([]string, 0, len(unread))
+		for id := range unread {
 			ids = append(ids, id)
 		}
-	}
-	if len(ids) > 0 {
 		sort.Strings(ids)
 		return nil, unread[ids[0]]
 	}
@@ -320,6 +332,20 @@ func familyVerdict(v family.InstanceVerdict) Verdict {
 	return Error
 }
 
+// fill sets in's verdict from the folder, with what another family's verdict file adds (its
+// tests, its test output, its layout); ok is false when the folder knows nothing of id.
+func (f *evalFolder) fill(in *Instance, id string) bool {
+	v, detail, ok := f.verdict(id)
+	if !ok {
+		return false
+	}
+	in.Verdict, in.Detail = v, detail
+	if fv, ok := f.family[id]; ok {
+		in.Tests, in.Log, in.FamilyLayout = fv.Tests, fv.Log, f.familyLayout[id]
+	}
+	return true
+}
+
 // verdict grades id from the folder: its report, or Error when the folder shows an evaluation
 // that produced no report. ok is false when the folder knows nothing of id.
 func (f *evalFolder) verdict(id string) (Verdict, string, bool) {
@@ -347,8 +373,9 @@ func readReportDir(dir string) (*Run, error) {
 		r.Kind = KindFamilyReport
 	}
 	for _, id := range f.instanceIDs() {
-		v, detail, _ := f.verdict(id)
-		r.Instances = append(r.Instances, Instance{ID: id, Verdict: v, Detail: detail, Tests: f.family[id].Tests, Log: f.family[id].Log})
+		in := Instance{ID: id}
+		f.fill(&in, id)
+		r.Instances = append(r.Instances, in)
 	}
 	return r, nil
 }

@@ -89,9 +89,8 @@ func readRunDir(dir, evalDir string, opts ReadOptions) (*Run, error) {
 			in.Verdict, in.Detail = NotSubmitted, "unfinished: "+last.ExitStatus
 			continue
 		}
-		if v, detail, ok := folder.verdict(id); ok {
-			in.Verdict, in.Detail, in.Tests, in.Log = v, detail, folder.family[id].Tests, folder.family[id].Log
-			if reason := rep.reason(id); v == Error && reason != "" {
+		if folder.fill(in, id) {
+			if reason := rep.reason(id); in.Verdict == Error && reason != "" {
 				in.Detail = reason
 			}
 			continue
@@ -119,8 +118,9 @@ func readRunDir(dir, evalDir string, opts ReadOptions) (*Run, error) {
 	}
 	for id := range folder.family {
 		if _, ok := m[id]; !ok {
-			v, detail, _ := folder.verdict(id)
-			m[id] = &Instance{Verdict: v, Detail: detail, Tests: folder.family[id].Tests, Log: folder.family[id].Log}
+			in := &Instance{}
+			folder.fill(in, id)
+			m[id] = in
 		}
 	}
 	for id, v := range lists {

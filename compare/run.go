@@ -63,6 +63,9 @@ type Instance struct {
 	// lists them (family.InstanceVerdict.Tests); SWE-bench's reports are read by the report itself.
 	Tests map[string]family.TestGroup
 	Log   string // that verdict file's test output, when its folder holds one (family.InstanceVerdict.Log)
+	// FamilyLayout is the layout of another dataset family the verdict was read in
+	// (family.FolderVerdicts.Format); empty for SWE-bench's forms.
+	FamilyLayout string
 }
 
 // Tokens counts model tokens.

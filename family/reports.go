@@ -33,19 +33,26 @@ func Group(success, failure []string) TestGroup {
 // FolderVerdicts are the verdicts an evaluation folder (<dir>/<instance_id>/… and the harness's
 // run-level files beside them) holds in one harness's format.
 type FolderVerdicts struct {
-	Format   string                     // the format read, for messages ("SWE-bench Pro eval_results.json")
+	// Format names the layout read, as the commands show it and docs/per-instance-reports.md
+	// lists it: the family and the harness's folder or file ("Multi-SWE-bench workdir", "SWE-bench
+	// Pro eval_results.json").
+	Format   string
 	Verdicts map[string]InstanceVerdict // by instance id
 }
 
-// ReportReader reads the verdict files of one family's harness, for compare, report and stats.
+// ReportReader reads the verdict files of one family's harness, for compare, report, stats and
+// submission --check.
 // Package family/all puts the readers of every family behind one function per form
 // (all.ReadEvalFolder, all.ReadReportFile).
 type ReportReader interface {
-	// ReadEvalFolder reads the verdicts of an evaluation folder laid out as the harness (or this
-	// tool's eval for the family) lays it out; ok is false when dir holds nothing of the format.
-	// An instance folder that shows an evaluation which produced no verdict is an Error.
+	// ReadEvalFolder reads the verdicts of a folder laid out as the harness writes it, as its
+	// leaderboard publishes it, or as this tool's eval for the family lays it out; ok is false
+	// when dir holds nothing of the family's. An instance folder that shows an evaluation which
+	// produced no verdict is an Error; a folder that is no instance's is never counted as one.
 	ReadEvalFolder(dir string) (fv FolderVerdicts, ok bool, err error)
-	// ReadReportFile reads one verdict file given on its own (data is the content of path); ok
-	// is false when it is not of the harness's format, so that another reader is tried.
+	// ReadReportFile reads one verdict file given on its own (data is the content of path),
+	// such as a run-level summary; ok is false when it is not of the harness's format, so that
+	// another reader is tried. Readers are asked before SWE-bench's forms are, so a reader takes
+	// no file of SWE-bench's.
 	ReadReportFile(path string, data []byte) (fv FolderVerdicts, ok bool, err error)
 }

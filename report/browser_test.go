@@ -407,3 +407,44 @@ func TestReportAttemptsInBrowser(t *testing.T) {
 	p.Screenshot("attempts")
 	reporttest.NoConsoleErrors(t, p)
 }
+
+// Harness folders of other dataset families, as their harnesses write them: the Multi-SWE-bench
+// workdir (family/multiswebench/testdata/harness: <org>/<repo>/evals/pr-<n>/ and final_report.json,
+// graded by the harness's gen_report.py) and SWE-smith's published run_evaluation folder (whose
+// per-instance reports SWE-bench's reader would take for sb-cli's). Each input card names the
+// layout read, and an instance's evaluation card says its verdict was read in that layout.
+func TestReportHarnessFoldersInBrowser(t *testing.T) {
+	msb := filepath.Join(testenv.RepoRoot(t), "family", "multiswebench", "testdata", "harness", "workdir")
+	smith := filepath.Dir(testenv.Fixtures(t, "more-datasets", "swe-smith", "tests", "test_logs", "run_evaluation", "report.json"))
+	const smithID = "pandas-dev__pandas.95280573.pr_53652"
+	testenv.Fixtures(t, "more-datasets", "swe-smith", "tests", "test_logs", "run_evaluation", smithID, "report.json")
+	testenv.Fixtures(t, "more-datasets", "swe-smith", "tests", "test_logs", "run_evaluation", smithID, "test_output.txt")
+	b := browsertest.Start(t)
+	srcs := []compare.Source{{Label: "msb", Path: msb}, {Label: "smith", Path: smith}}
+	rep, err := report.Load(context.Background(), srcs, report.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	site := filepath.Join(t.TempDir(), "site")
+	if _, err := rep.Write(context.Background(), site); err != nil {
+		t.Fatal(err)
+	}
+	p := reporttest.OpenOverview(t, b, "file://"+filepath.Join(site, "index.html"))
+	metas := browsertest.Eval[[]string](p, `Array.from(document.querySelectorAll('.input-card .meta')).map((e) => e.textContent)`)
+	want := []string{"harness verdicts (Multi-SWE-bench workdir layout)", "harness verdicts (SWE-smith run_evaluation layout)"}
+	if len(metas) != 2 || !strings.Contains(metas[0], want[0]) || !strings.Contains(metas[1], want[1]) {
+		t.Errorf("the cards say %q, want %q", metas, want)
+	}
+	for _, c := range []struct {
+		id     string
+		run    int
+		layout string
+	}{{"jqlang__jq-990002", 0, "Multi-SWE-bench workdir"}, {smithID, 1, "SWE-smith run_evaluation"}} {
+		reporttest.Goto(t, p, "#/i/"+c.id+"?r="+strconv.Itoa(c.run), `document.querySelector('#verdict .sec-title small')`, "the page of "+c.id)
+		if got := browsertest.Eval[string](p, `document.querySelector('#verdict .sec-title small').textContent`); !strings.Contains(got, "read in the "+c.layout+" layout") {
+			t.Errorf("%s: the evaluation card says %q, want the layout its verdict was read in", c.id, got)
+		}
+	}
+	p.Screenshot("instance")
+	reporttest.NoConsoleErrors(t, p)
+}

@@ -105,7 +105,10 @@ type evalData struct {
 	Elided   int               `json:"test_output_elided,omitempty"`
 	Bytes    int               `json:"test_output_bytes,omitempty"`
 	Extra    map[string]string `json:"extra,omitempty"`
-	Layout   string            `json:"layout,omitempty"` // the layout report.json was read in (eval.ReportLayout)
+	Layout   string            `json:"layout,omitempty"` // the layout report.json was read in (eval.ReportLayout), or FamilyLayout
+	// FamilyLayout: Layout is another dataset family's (compare.Instance.FamilyLayout), whose
+	// verdict files are not necessarily a report.json.
+	FamilyLayout bool `json:"family_layout,omitempty"`
 	// OutputFile names the file Output comes from when it is not test_output.txt (another
 	// dataset family's log).
 	OutputFile   string `json:"test_output_file,omitempty"`
@@ -165,6 +168,9 @@ func (r *Report) instance(k int, id string) (*instanceData, string, error) {
 	if p := rd.evalPath(id, "report.json"); p != "" {
 		rep, layout, err := eval.ReadReport(p)
 		switch {
+		case in.FamilyLayout != "":
+			// another dataset family's report.json, even when SWE-bench's reader takes it too
+			// (SWE-smith's): its reader gave the verdict and the tests
 		case errors.Is(err, eval.ErrNotAReport):
 			// another dataset family's report.json: its reader gave the verdict (and the tests)
 		case err != nil:
@@ -191,6 +197,7 @@ func (r *Report) instance(k int, id string) (*instanceData, string, error) {
 			d.Eval.Tests[name] = tests{Success: nonNil(g.Success), Failure: nonNil(g.Failure)}
 		}
 	}
+
 	if p := rd.evalPath(id, "test_output.txt"); p != "" {
 		if d.Eval == nil {
 			d.Eval = &evalData{}
@@ -216,6 +223,9 @@ func (r *Report) instance(k int, id string) (*instanceData, string, error) {
 	}
 	if p := rd.evalPath(id, "eval.sh"); p != "" {
 		d.Files["eval.sh"] = fileSize(p)
+	}
+	if d.Eval != nil && in.FamilyLayout != "" {
+		d.Eval.Layout, d.Eval.FamilyLayout = in.FamilyLayout, true
 	}
 	d.Patch = red.Text(toValidUTF8(d.Patch))
 	d.Patch, d.PatchElided = clip(d.Patch, maxPatch, maxPatch/2)

@@ -4,8 +4,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
-	"strings"
 
 	"github.com/swebench-run/swebench-run/dataset"
 	"github.com/swebench-run/swebench-run/family"
@@ -39,40 +37,4 @@ func exportFamilyPredictions(dir string, insts []dataset.Instance, out *results.
 		fmt.Fprintf(stderr, "swebench-run: predictions in the harness's format: %s\n", f)
 	}
 	return err
-}
-
-// familyEvalStats counts the verdicts <dir>/eval holds in another dataset family's format (SWE-bench
-// Pro's eval_results.json), for a run whose evaluation wrote no report.json; nil when there are
-// none. The instances counted are those of the ledger.
-func familyEvalStats(dir string, st *results.Stats) (*results.EvalStats, error) {
-	folders, err := all.ReadEvalFolder(filepath.Join(dir, "eval"))
-	if err != nil || len(folders) == 0 {
-		return nil, err
-	}
-	history, _, err := results.ReadLedger(dir)
-	if err != nil {
-		return nil, err
-	}
-	es := &results.EvalStats{}
-	var formats []string
-	for _, fv := range folders {
-		formats = append(formats, fv.Format)
-		for id, v := range fv.Verdicts {
-			if _, ok := history[id]; !ok && len(history) > 0 {
-				continue
-			}
-			es.Evaluated++
-			switch v.Outcome {
-			case family.Resolved:
-				es.Resolved++
-			case family.Unresolved:
-				es.Unresolved++
-			}
-		}
-	}
-	es.Format = strings.Join(formats, ", ")
-	if st.Instances > 0 {
-		es.Rate = float64(es.Resolved) / float64(st.Instances)
-	}
-	return es, nil
 }

@@ -179,7 +179,7 @@ func TestProEndToEnd(t *testing.T) {
 
 	// stats and report of the run.
 	code, stdout, stderr = runCLI(t, "stats", out)
-	if code != 0 || !strings.Contains(stdout, "resolved: 1 of 2 instances (50.0%); 2 evaluated (SWE-bench Pro eval_results.json)") {
+	if code != 0 || !strings.Contains(stdout, "resolved: 1 of 2 instances (50.0%); 2 evaluated (SWE-bench Pro output_dir layout)") {
 		t.Errorf("stats: exit %d\n%s\n%s", code, stdout, stderr)
 	}
 	site := t.TempDir()

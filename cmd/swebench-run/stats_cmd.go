@@ -51,7 +51,26 @@ func showStats(dir string, asJSON, rebuild bool, stdout, stderr io.Writer) error
 		}
 		fmt.Fprintf(stderr, "rebuilt %s with %d predictions\n", results.PredsFile, n)
 	}
-	st, err := results.ComputeStats(dir, eval.ReportVerdict)
+	// The instances a dataset family's reader takes in <dir>/eval are that family's, even when
+	// their report.json is also readable as SWE-bench's (SWE-smith's are): they are counted in
+	// its layout, not SWE-bench's.
+	folders, err := all.ReadEvalFolder(filepath.Join(dir, "eval"))
+	if err != nil {
+		return err
+	}
+	claimed := map[string]bool{}
+	for _, fv := range folders {
+		for id := range fv.Verdicts {
+			claimed[id] = true
+		}
+	}
+	readReport := func(path string) (bool, bool, string, error) {
+		if claimed[filepath.Base(filepath.Dir(path))] {
+			return false, false, "", nil
+		}
+		return eval.ReportVerdict(path)
+	}
+	st, err := results.ComputeStats(dir, readReport)
 	if err != nil {
 		// Not a run: a dataset family's evaluation or submission folder (SWE-PolyBench's
 		// <id>_result.json files, SWE-smith's run, …) still has verdicts to count.
@@ -60,10 +79,8 @@ func showStats(dir string, asJSON, rebuild bool, stdout, stderr io.Writer) error
 		}
 		return err
 	}
-	if st.Eval == nil {
-		if st.Eval, err = familyEvalStats(dir, st); err != nil {
-			return err
-		}
+	if st.Eval, err = familyEvalStats(dir, folders, st); err != nil {
+		return err
 	}
 	if st.Flags, err = results.RunFlagStats(dir); err != nil {
 		return err
@@ -129,7 +146,7 @@ func printStats(w io.Writer, st *results.Stats) {
 	}
 	switch {
 	case st.Eval != nil && st.Eval.Format != "":
-		fmt.Fprintf(w, "resolved: %d of %d instances (%.1f%%); %d evaluated (%s)\n", st.Eval.Resolved, st.Instances-len(st.Unfinished), 100*st.Eval.Rate, st.Eval.Evaluated, st.Eval.Format)
+		fmt.Fprintf(w, "resolved: %d of %d instances (%.1f%%); %d evaluated (%s)\n", st.Eval.Resolved, st.Instances-len(st.Unfinished), 100*st.Eval.Rate, st.Eval.Evaluated, eval.LayoutCounts(st.Eval.Layouts))
 	case st.Eval != nil:
 		fmt.Fprintf(w, "resolved: %d of %d instances (%.1f%%); %d evaluated (report.json: %s), %d patches applied\n", st.Eval.Resolved, st.Instances-len(st.Unfinished), 100*st.Eval.Rate, st.Eval.Evaluated, eval.LayoutCounts(st.Eval.Layouts), st.Eval.Applied)
 	}
@@ -158,14 +175,16 @@ func printStats(w io.Writer, st *results.Stats) {
 
 // FamilyVerdictStats counts the verdicts of a folder in a dataset family's harness format.
 type FamilyVerdictStats struct {
-	Dir        string  `json:"dir"`
-	Format     string  `json:"format"`
-	Instances  int     `json:"instances"`
-	Resolved   int     `json:"resolved"`
-	Unresolved int     `json:"unresolved"`
-	EmptyPatch int     `json:"empty_patch"`
-	Error      int     `json:"error"`
-	Rate       float64 `json:"resolved_rate"`
+	Dir    string `json:"dir"`
+	Format string `json:"format"`
+	// Layouts counts the instances read per layout, as report_layouts does for a run's eval/.
+	Layouts    map[string]int `json:"report_layouts"`
+	Instances  int            `json:"instances"`
+	Resolved   int            `json:"resolved"`
+	Unresolved int            `json:"unresolved"`
+	EmptyPatch int            `json:"empty_patch"`
+	Error      int            `json:"error"`
+	Rate       float64        `json:"resolved_rate"`
 }
 
 // showFamilyVerdicts prints the verdicts of dir (or of its logs/ folder, as in a leaderboard
@@ -181,7 +200,7 @@ func showFamilyVerdicts(dir string, asJSON bool, stdout io.Writer) (bool, error)
 			continue
 		}
 		for _, fv := range fvs {
-			s := FamilyVerdictStats{Dir: d, Format: fv.Format, Instances: len(fv.Verdicts)}
+			s := FamilyVerdictStats{Dir: d, Format: fv.Format, Instances: len(fv.Verdicts), Layouts: map[string]int{fv.Format: len(fv.Verdicts)}}
 			for _, v := range fv.Verdicts {
 				switch v.Outcome {
 				case family.Resolved:
@@ -206,7 +225,7 @@ func showFamilyVerdicts(dir string, asJSON bool, stdout io.Writer) (bool, error)
 				continue
 			}
 			fmt.Fprintf(stdout, "%s: %d instances (%s, no run ledger)\nresolved: %d of %d instances (%.1f%%); %d unresolved, %d empty patches, %d errors\n",
-				s.Dir, s.Instances, s.Format, s.Resolved, s.Instances, 100*s.Rate, s.Unresolved, s.EmptyPatch, s.Error)
+				s.Dir, s.Instances, eval.LayoutCounts(s.Layouts), s.Resolved, s.Instances, 100*s.Rate, s.Unresolved, s.EmptyPatch, s.Error)
 		}
 		return true, nil
 	}
@@ -237,4 +256,46 @@ func printFlagStats(w io.Writer, f *results.FlagStats, dir string) {
 		fmt.Fprintf(w, " (swebench-run audit %s lists them)", dir)
 	}
 	fmt.Fprintln(w)
+}
+
+// familyEvalStats adds to st.Eval (SWE-bench's report.json files; nil when there are none) the
+// verdicts that folders, the dataset families' layouts of <dir>/eval, hold, counted per layout;
+// the instances counted are those of the ledger. It returns st.Eval when there are none.
+func familyEvalStats(dir string, folders []family.FolderVerdicts, st *results.Stats) (*results.EvalStats, error) {
+	if len(folders) == 0 {
+		return st.Eval, nil
+	}
+	history, _, err := results.ReadLedger(dir)
+	if err != nil {
+		return nil, err
+	}
+	es := st.Eval
+	if es == nil {
+		es = &results.EvalStats{}
+	}
+	if es.Layouts == nil {
+		es.Layouts = map[string]int{}
+	}
+	var formats []string
+	for _, fv := range folders {
+		formats = append(formats, fv.Format)
+		for id, v := range fv.Verdicts {
+			if _, ok := history[id]; !ok && len(history) > 0 {
+				continue
+			}
+			es.Evaluated++
+			es.Layouts[fv.Format]++
+			switch v.Outcome {
+			case family.Resolved:
+				es.Resolved++
+			case family.Unresolved:
+				es.Unresolved++
+			}
+		}
+	}
+	es.Format = strings.Join(formats, ", ")
+	if st.Instances > 0 {
+		es.Rate = float64(es.Resolved) / float64(st.Instances)
+	}
+	return es, nil
 }

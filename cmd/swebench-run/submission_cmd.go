@@ -64,7 +64,9 @@ are listed; the run's dataset is the split's official one (same files, or the sa
 every predicted instance). Hard failures stop; warnings need --force and go into the README.
 
 --check DIR runs the checks that need only the folder on any submission folder, ours or anyone's,
-and recomputes results/ to compare it: a linter for the experiments repository.
+and recomputes results/ to compare it: a linter for the experiments repository. Another dataset
+family's leaderboard folder (a multi-swe-bench/experiments or SWE-PolyBench submission) is
+checked by its harness's layout instead, without a split.
 
 Splits: lite, verified, bash-only (graded against Verified), test, multilingual; lite-dev (Lite's
 dev split: for trying the pipeline, not a leaderboard split). Any other folder name needs
@@ -370,8 +372,21 @@ func evaluateForSubmission(ctx context.Context, stop <-chan struct{}, in *submis
 	return nil
 }
 
-// checkSubmission lints an existing submission folder.
+// checkSubmission lints an existing submission folder: another dataset family's leaderboard
+// folder by its harness's layout (submission.CheckFamily), else SWE-bench's.
 func checkSubmission(ctx context.Context, f *submissionFlags, stdout, stderr io.Writer) error {
+	if rep, res, ok, err := submission.CheckFamily(f.check); err != nil {
+		return err
+	} else if ok {
+		printFindings(stdout, rep.Findings)
+		fmt.Fprintln(stdout)
+		fmt.Fprint(stdout, res.Summary(rep.Folder))
+		if err := rep.Err(f.force); err != nil {
+			return &exitStatusError{code: exitChecksFailed, msg: fmt.Sprintf("%s does not pass: %v", f.check, err)}
+		}
+		fmt.Fprintf(stdout, "\n%s passes the checks\n", f.check)
+		return nil
+	}
 	name := f.split
 	if name == "" {
 		abs, err := filepath.Abs(f.check)

@@ -17,14 +17,26 @@ type reports struct{}
 
 var _ family.ReportReader = reports{}
 
-const formatName = "SWE-bench-Live report.json"
+// The layouts the reader reads (family.FolderVerdicts.Format).
+const (
+	// FormatOutputDir is the harness's --output_dir (evaluation/evaluation.py): <instance_id>/
+	// {report.json, post_patch_log.txt, status.json} and the run's results.json, or this tool's
+	// evaluation folder of SWE-bench-Live rows.
+	FormatOutputDir = "SWE-bench-Live output_dir"
+	// FormatResults is the run's results.json given on its own.
+	FormatResults = "SWE-bench-Live " + ResultsFile
+	// FormatReport is one instance's report.json given on its own.
+	FormatReport = "SWE-bench-Live " + ReportFile
+)
 
 // ReadEvalFolder implements family.ReportReader: every instance folder with a report.json of the
 // harness's format, and the run's results.json when present (its error_ids are errors, its
 // empty_patch_ids empty patches, its failure_ids without a report unresolved). An instance folder
-// the run's results.json does not know and that holds no report.json is not the harness's.
+// the run's results.json does not know and that holds no report.json is an Error when it holds
+// what the harness writes before the report (post_patch_log.txt, status.json) in a folder that is
+// the harness's, and is not the harness's otherwise.
 func (reports) ReadEvalFolder(dir string) (family.FolderVerdicts, bool, error) {
-	fv := family.FolderVerdicts{Format: formatName, Verdicts: map[string]family.InstanceVerdict{}}
+	fv := family.FolderVerdicts{Format: FormatOutputDir, Verdicts: map[string]family.InstanceVerdict{}}
 	entries, err := os.ReadDir(dir)
 	if errors.Is(err, fs.ErrNotExist) {
 		return fv, false, nil
@@ -32,6 +44,7 @@ func (reports) ReadEvalFolder(dir string) (family.FolderVerdicts, bool, error) {
 	if err != nil {
 		return fv, false, err
 	}
+	var unreported []string
 	for _, e := range entries {
 		if !e.IsDir() {
 			continue
@@ -39,6 +52,9 @@ func (reports) ReadEvalFolder(dir string) (family.FolderVerdicts, bool, error) {
 		p := filepath.Join(dir, e.Name(), ReportFile)
 		data, err := os.ReadFile(p)
 		if errors.Is(err, fs.ErrNotExist) {
+			if isFile(filepath.Join(dir, e.Name(), PostPatchLogFile)) || isFile(filepath.Join(dir, e.Name(), StatusFile)) {
+				unreported = append(unreported, e.Name())
+			}
 			continue
 		}
 		if err != nil {
@@ -51,7 +67,11 @@ func (reports) ReadEvalFolder(dir string) (family.FolderVerdicts, bool, error) {
 		if rep.InstanceID != e.Name() {
 			return fv, false, fmt.Errorf("%s is the report of %s, not of %s", p, rep.InstanceID, e.Name())
 		}
-		fv.Verdicts[rep.InstanceID] = reportVerdict(rep)
+		v := reportVerdict(rep)
+		if log := filepath.Join(dir, e.Name(), PostPatchLogFile); isFile(log) {
+			v.Log = log
+		}
+		fv.Verdicts[rep.InstanceID] = v
 	}
 	found := len(fv.Verdicts) > 0
 	data, err := os.ReadFile(filepath.Join(dir, ResultsFile))
@@ -63,6 +83,18 @@ func (reports) ReadEvalFolder(dir string) (family.FolderVerdicts, bool, error) {
 		}
 	} else if !errors.Is(err, fs.ErrNotExist) {
 		return fv, false, err
+	}
+	if found {
+		for _, id := range unreported {
+			v, ok := fv.Verdicts[id]
+			if !ok {
+				v = family.InstanceVerdict{Outcome: family.Error, Detail: "no report.json: the harness wrote the test output but no report"}
+			}
+			if log := filepath.Join(dir, id, PostPatchLogFile); isFile(log) {
+				v.Log = log
+			}
+			fv.Verdicts[id] = v
+		}
 	}
 	return fv, found, nil
 }
@@ -80,7 +112,7 @@ func (reports) ReadReportFile(path string, data []byte) (family.FolderVerdicts, 
 		if err != nil {
 			return fv, true, fmt.Errorf("%s: %w", path, err)
 		}
-		fv.Format = "SWE-bench-Live results.json"
+		fv.Format = FormatResults
 		addResults(fv.Verdicts, res)
 		return fv, true, nil
 	}
@@ -94,7 +126,7 @@ func (reports) ReadReportFile(path string, data []byte) (family.FolderVerdicts, 
 	if err != nil {
 		return fv, true, fmt.Errorf("%s: %w", path, err)
 	}
-	fv.Format = formatName
+	fv.Format = FormatReport
 	fv.Verdicts[rep.InstanceID] = reportVerdict(rep)
 	return fv, true, nil
 }
@@ -130,4 +162,9 @@ func addResults(v map[string]family.InstanceVerdict, r Results) {
 	set(r.ErrorIDs, family.InstanceVerdict{Outcome: family.Error, Detail: "the harness could not evaluate it (error_ids of results.json)"})
 	set(r.IncompleteIDs, family.InstanceVerdict{Outcome: family.Error, Detail: "not evaluated (incomplete_ids of results.json)"})
 	set(r.EmptyPatchIDs, family.InstanceVerdict{Outcome: family.EmptyPatch})
+}
+
+func isFile(p string) bool {
+	fi, err := os.Stat(p)
+	return err == nil && fi.Mode().IsRegular()
 }

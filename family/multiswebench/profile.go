@@ -365,59 +365,6 @@ func (grader) Finish(outDir string, preds map[string]family.Prediction, verdicts
 	return results.WriteFileAtomic(filepath.Join(outDir, finalReport), data, 0o644)
 }
 
-type reports struct{}
-
-// finalReportJSON is what ReadEvalFolder and ReadReportFile read.
-type finalReportJSON struct {
-	Submitted  *[]string `json:"submitted_ids"`
-	Resolved   *[]string `json:"resolved_ids"`
-	Unresolved []string  `json:"unresolved_ids"`
-	Errors     []string  `json:"error_ids"`
-	EmptyPatch []string  `json:"empty_patch_ids"`
-}
-
-var harnessID = regexp.MustCompile(`^(.+)/(.+):pr-(\d+)$`)
-
-// ReadReportFile implements family.ReportReader: a final_report.json.
-func (reports) ReadReportFile(path string, data []byte) (family.FolderVerdicts, bool, error) {
-	var j finalReportJSON
-	if err := json.Unmarshal(data, &j); err != nil || j.Submitted == nil || j.Resolved == nil {
-		return family.FolderVerdicts{}, false, nil
-	}
-	fv := family.FolderVerdicts{Format: "Multi-SWE-bench final_report.json", Verdicts: map[string]family.InstanceVerdict{}}
-	for _, l := range []struct {
-		ids []string
-		o   family.Outcome
-	}{{j.Unresolved, family.Unresolved}, {j.EmptyPatch, family.EmptyPatch}, {j.Errors, family.Error}, {*j.Resolved, family.Resolved}} {
-		for _, id := range l.ids {
-			m := harnessID.FindStringSubmatch(id)
-			if m == nil {
-				return family.FolderVerdicts{}, true, fmt.Errorf("%s: %q is not a Multi-SWE-bench id (org/repo:pr-number)", path, id)
-			}
-			fv.Verdicts[m[1]+"__"+m[2]+"-"+m[3]] = family.InstanceVerdict{Outcome: l.o}
-		}
-	}
-	return fv, true, nil
-}
-
-// ReadEvalFolder implements family.ReportReader: an evaluation folder with final_report.json;
-// an instance's fix-patch-run.log is its test output.
-func (r reports) ReadEvalFolder(dir string) (family.FolderVerdicts, bool, error) {
-	p := filepath.Join(dir, finalReport)
-	data, err := os.ReadFile(p)
-	if err != nil {
-		return family.FolderVerdicts{}, false, nil
-	}
-	fv, ok, err := r.ReadReportFile(p, data)
-	for id, v := range fv.Verdicts {
-		if log := filepath.Join(dir, id, fixLogFile); fileExists(log) {
-			v.Log = log
-			fv.Verdicts[id] = v
-		}
-	}
-	return fv, ok, err
-}
-
 func fileExists(p string) bool {
 	fi, err := os.Stat(p)
 	return err == nil && fi.Mode().IsRegular()

@@ -336,24 +336,49 @@ func (grader) Finish(outDir string, preds map[string]family.Prediction, verdicts
 
 type reports struct{}
 
-const format = "SWE-PolyBench <id>_result.json"
+// The layouts the reader reads (family.FolderVerdicts.Format).
+const (
+	// FormatResultPath is the harness's --result-path (run_evaluation.py, scoring.py's
+	// store_instance_level_output): <instance_id>_result.json (and _metrics.json) side by side.
+	FormatResultPath = "SWE-PolyBench result_path"
+	// FormatSubmission is a submission folder of the SWE-PolyBench leaderboard (the submission
+	// branch of amazon-science/SWE-PolyBench, evaluation/<split>/<date>_<name>/): all_preds.jsonl
+	// beside logs/<instance_id>_result.json.
+	FormatSubmission = "SWE-PolyBench submission"
+	// FormatInstanceFolders is this tool's evaluation folder: <instance_id>/<instance_id>_result.json.
+	FormatInstanceFolders = "SWE-PolyBench <id>" + ResultSuffix
+	// FormatAggregate is the harness's result.json (scoring.py's aggregate_logs), alone or as the
+	// only verdict file of its folder.
+	FormatAggregate = "SWE-PolyBench " + AggregateFile
+)
 
-// ReadEvalFolder reads the <id>_result.json files of a folder: the harness's result path (or a
-// submission's logs/) holds them flat, this tool's evaluation folder one per instance folder. A
-// published submission's folder (all_preds.jsonl beside logs/) is read through its logs/.
+// ReadEvalFolder reads the <id>_result.json files of a folder: the harness's result path holds
+// them flat, a published submission under logs/, this tool's evaluation folder one per instance
+// folder; without any, the folder's result.json (the harness's aggregate) is read.
 func (reports) ReadEvalFolder(dir string) (family.FolderVerdicts, bool, error) {
+	format := FormatResultPath
 	paths, _ := filepath.Glob(filepath.Join(dir, "*"+ResultSuffix))
 	if len(paths) == 0 {
 		paths, _ = filepath.Glob(filepath.Join(dir, "logs", "*"+ResultSuffix))
+		format = FormatSubmission
 	}
-	nested, _ := filepath.Glob(filepath.Join(dir, "*", "*"+ResultSuffix))
-	for _, p := range nested {
+	var nested []string
+	all, _ := filepath.Glob(filepath.Join(dir, "*", "*"+ResultSuffix))
+	for _, p := range all {
 		if filepath.Base(p) == filepath.Base(filepath.Dir(p))+ResultSuffix { // <id>/<id>_result.json
-			paths = append(paths, p)
+			nested = append(nested, p)
 		}
 	}
+	if len(paths) == 0 && len(nested) > 0 {
+		format = FormatInstanceFolders
+	}
+	paths = append(paths, nested...)
 	if len(paths) == 0 {
-		return family.FolderVerdicts{}, false, nil
+		data, err := os.ReadFile(filepath.Join(dir, AggregateFile))
+		if err != nil {
+			return family.FolderVerdicts{}, false, nil
+		}
+		return readAggregate(filepath.Join(dir, AggregateFile), data)
 	}
 	fv := family.FolderVerdicts{Format: format, Verdicts: map[string]family.InstanceVerdict{}}
 	for _, p := range paths {
@@ -366,16 +391,47 @@ func (reports) ReadEvalFolder(dir string) (family.FolderVerdicts, bool, error) {
 	return fv, true, nil
 }
 
-// ReadReportFile reads one <id>_result.json.
+// ReadReportFile reads one <id>_result.json, or the harness's result.json.
 func (reports) ReadReportFile(p string, data []byte) (family.FolderVerdicts, bool, error) {
 	if !strings.HasSuffix(p, ResultSuffix) {
-		return family.FolderVerdicts{}, false, nil
+		return readAggregate(p, data)
 	}
 	o, err := ReadResult(p)
 	if err != nil {
 		return family.FolderVerdicts{}, true, err
 	}
-	return family.FolderVerdicts{Format: format, Verdicts: map[string]family.InstanceVerdict{o.InstanceID: verdict(o)}}, true, nil
+	return family.FolderVerdicts{Format: FormatResultPath, Verdicts: map[string]family.InstanceVerdict{o.InstanceID: verdict(o)}}, true, nil
+}
+
+// readAggregate reads the harness's result.json; ok is false for other JSON. Its lists give what
+// each instance's result did (resolved, generation, patch_applied), read as verdict reads them.
+func readAggregate(p string, data []byte) (family.FolderVerdicts, bool, error) {
+	var keys map[string]json.RawMessage
+	if json.Unmarshal(data, &keys) != nil {
+		return family.FolderVerdicts{}, false, nil
+	}
+	for _, k := range []string{"resolved", "not_resolved", "generation", "no_generation", "patch_applied"} {
+		if _, ok := keys[k]; !ok {
+			return family.FolderVerdicts{}, false, nil
+		}
+	}
+	var a Aggregate
+	if err := json.Unmarshal(data, &a); err != nil {
+		return family.FolderVerdicts{}, true, fmt.Errorf("%s: %s: %w", p, FormatAggregate, err)
+	}
+	in := func(ids []string) map[string]bool {
+		m := make(map[string]bool, len(ids))
+		for _, id := range ids {
+			m[id] = true
+		}
+		return m
+	}
+	resolved, generation, applied := in(a.Resolved), in(a.Generation), in(a.PatchApplied)
+	fv := family.FolderVerdicts{Format: FormatAggregate, Verdicts: map[string]family.InstanceVerdict{}}
+	for _, id := range append(append([]string{}, a.Resolved...), a.NotResolved...) {
+		fv.Verdicts[id] = verdict(Output{InstanceID: id, Resolved: resolved[id], Generation: generation[id], PatchApplied: applied[id]})
+	}
+	return fv, true, nil
 }
 
 // verdict maps a result to compare's verdicts: no generated patch is an empty patch. The

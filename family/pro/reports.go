@@ -17,7 +17,16 @@ import (
 // where an instance whose folder holds no *_output.json failed before it could be graded.
 type reports struct{}
 
-const format = "SWE-bench Pro " + EvalResultsFile
+// The layouts the reader reads (family.FolderVerdicts.Format).
+const (
+	// FormatOutputDir is the harness's --output_dir (swe_bench_pro_eval.py): eval_results.json
+	// beside the instance folders <instance_id>/<prefix>_{output.json, stdout.log, stderr.log,
+	// patch.diff, entryscript.sh}, or this tool's evaluation folder of SWE-bench Pro rows.
+	FormatOutputDir = "SWE-bench Pro output_dir"
+	// FormatEvalResults is eval_results.json on its own: the published runs'
+	// traj/<run>/eval_results.json of scaleapi/SWE-bench_Pro-os, or the file given alone.
+	FormatEvalResults = "SWE-bench Pro " + EvalResultsFile
+)
 
 // ReadEvalFolder implements family.ReportReader.
 func (reports) ReadEvalFolder(dir string) (family.FolderVerdicts, bool, error) {
@@ -48,13 +57,14 @@ func (reports) ReadReportFile(path string, data []byte) (family.FolderVerdicts, 
 // folderVerdicts turns eval_results into verdicts; a false instance whose folder in dir exists
 // without any *_output.json is an Error (its tests or parser failed, or it timed out).
 func folderVerdicts(dir string, res map[string]bool) family.FolderVerdicts {
-	fv := family.FolderVerdicts{Format: format, Verdicts: make(map[string]family.InstanceVerdict, len(res))}
+	fv := family.FolderVerdicts{Format: FormatEvalResults, Verdicts: make(map[string]family.InstanceVerdict, len(res))}
 	for _, id := range sortedKeys(res) {
 		v := family.InstanceVerdict{Outcome: family.Unresolved}
 		if res[id] {
 			v.Outcome = family.Resolved
 		}
 		if fi, err := os.Stat(filepath.Join(dir, id)); err == nil && fi.IsDir() {
+			fv.Format = FormatOutputDir
 			outs, _ := filepath.Glob(filepath.Join(dir, id, "*"+outputSuffix))
 			if len(outs) == 0 && !res[id] {
 				v = family.InstanceVerdict{Outcome: family.Error, Detail: "no " + outputSuffix[1:] + ": the tests or the parser failed (see the instance's stdout and stderr logs)"}

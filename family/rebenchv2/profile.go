@@ -356,7 +356,17 @@ func (grader) Finish(outDir string, preds map[string]family.Prediction, verdicts
 
 type reports struct{}
 
-const format = "SWE-rebench-V2 eval_report.json"
+// The layouts the reader reads (family.FolderVerdicts.Format).
+const (
+	// FormatEvalReport is the harness's --report-json (scripts/eval.py: eval_report.json, items
+	// of {instance_id, from_fail_to_pass, failed_from_pass_to_pass, passed_match, exit_code,
+	// log_path, error}), alone or in the folder it was written in, where log_path
+	// (logs/<instance_id>_log.txt) names each instance's test output.
+	FormatEvalReport = "SWE-rebench-V2 " + ReportFile
+	// FormatItems is this tool's evaluation folder before its eval_report.json is written:
+	// <instance_id>/eval_report_item.json.
+	FormatItems = "SWE-rebench-V2 <id>/" + ItemFile
+)
 
 // ReadEvalFolder reads eval_report.json, or, for an evaluation that did not finish, the items of
 // the instance folders.
@@ -372,7 +382,7 @@ func (reports) ReadEvalFolder(dir string) (family.FolderVerdicts, bool, error) {
 	if len(items) == 0 {
 		return family.FolderVerdicts{}, false, nil
 	}
-	fv := family.FolderVerdicts{Format: format, Verdicts: map[string]family.InstanceVerdict{}}
+	fv := family.FolderVerdicts{Format: FormatItems, Verdicts: map[string]family.InstanceVerdict{}}
 	for _, p := range items {
 		it, err := readItem(p)
 		if err != nil {
@@ -401,14 +411,26 @@ func readEvalReport(path string, data []byte) (family.FolderVerdicts, bool, erro
 	}
 	var rep EvalReport
 	if err := json.Unmarshal(data, &rep); err != nil {
-		return family.FolderVerdicts{}, true, fmt.Errorf("%s: %s: %w", path, format, err)
+		return family.FolderVerdicts{}, true, fmt.Errorf("%s: %s: %w", path, FormatEvalReport, err)
 	}
-	fv := family.FolderVerdicts{Format: format, Verdicts: map[string]family.InstanceVerdict{}}
+	fv := family.FolderVerdicts{Format: FormatEvalReport, Verdicts: map[string]family.InstanceVerdict{}}
 	for k, it := range rep.Items {
 		if it.InstanceID == "" {
 			return fv, true, fmt.Errorf("%s: item %d has no instance_id", path, k+1)
 		}
-		fv.Verdicts[it.InstanceID] = instanceVerdict(it)
+		v := instanceVerdict(it)
+		if it.LogPath != nil && *it.LogPath != "" {
+			// The harness writes log_path relative to the folder it ran in, where it writes the
+			// report by default.
+			log := filepath.FromSlash(*it.LogPath)
+			if !filepath.IsAbs(log) {
+				log = filepath.Join(filepath.Dir(path), log)
+			}
+			if fi, err := os.Stat(log); err == nil && fi.Mode().IsRegular() {
+				v.Log = log
+			}
+		}
+		fv.Verdicts[it.InstanceID] = v
 	}
 	return fv, true, nil
 }

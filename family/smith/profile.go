@@ -306,35 +306,84 @@ func (grader) Finish(outDir string, preds map[string]family.Prediction, verdicts
 
 type reports struct{}
 
-const format = "SWE-smith report.json"
+// The layouts the reader reads (family.FolderVerdicts.Format).
+const (
+	// FormatRunEvaluation is the harness's evaluation folder, logs/run_evaluation/<run_id>/ as
+	// swesmith/harness/eval.py writes it: <instance_id>/{report.json, test_output.txt, patch.diff,
+	// eval.sh, run_instance.log} and the run's report.json.
+	FormatRunEvaluation = "SWE-smith run_evaluation"
+	// FormatRunReport is the run's report.json given on its own.
+	FormatRunReport = "SWE-smith run report.json"
+)
 
-// ReadEvalFolder reads <dir>/<id>/report.json in SWE-smith's format (an instance folder whose
-// report is SWE-bench's, keyed by instance id, is not SWE-smith's), and the instances of the run
-// report the folder holds that have no folder of their own.
+// instanceFiles are the files the harness writes in an instance's folder before its report.
+var instanceFiles = []string{TestOutputFile, "run_instance.log", "patch.diff", "eval.sh"}
+
+// ReadEvalFolder reads SWE-smith's evaluation folder. It is SWE-smith's when the run's
+// report.json is there (or this tool's evaluation of SWE-smith rows, which writes it too); then
+// every <id>/report.json is read in SWE-smith's format, an instance of the run report without a
+// folder keeps the run report's verdict, and an instance folder the harness worked in that has
+// no report.json (the test output could not be read) is an Error. Without the run report, only
+// the reports no other harness writes are SWE-smith's ({"timed_out": …}, or with the
+// model_name_or_path the harness adds): its other reports have the layout of sb-cli's, and are
+// read as those.
 func (reports) ReadEvalFolder(dir string) (family.FolderVerdicts, bool, error) {
-	fv := family.FolderVerdicts{Format: format, Verdicts: map[string]family.InstanceVerdict{}}
-	paths, _ := filepath.Glob(filepath.Join(dir, "*", ReportFile))
-	for _, p := range paths {
-		data, err := os.ReadFile(p)
+	fv := family.FolderVerdicts{Format: FormatRunEvaluation, Verdicts: map[string]family.InstanceVerdict{}}
+	var run family.FolderVerdicts
+	hasRun := false
+	if data, err := os.ReadFile(filepath.Join(dir, ReportFile)); err == nil {
+		run, hasRun = runReport(data)
+	}
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return fv, false, nil
+	}
+	var noReport []string
+	for _, e := range entries {
+		if !e.IsDir() {
+			continue
+		}
+		d := filepath.Join(dir, e.Name())
+		data, err := os.ReadFile(filepath.Join(d, ReportFile))
+		if errors.Is(err, fs.ErrNotExist) {
+			for _, f := range instanceFiles {
+				if _, err := os.Stat(filepath.Join(d, f)); err == nil {
+					noReport = append(noReport, e.Name())
+					break
+				}
+			}
+			continue
+		}
 		if err != nil {
 			return fv, true, err
 		}
 		r, ok := smithReport(data)
-		if !ok {
+		if !ok || !hasRun && !r.TimedOut && r.Model == "" {
 			continue
 		}
-		fv.Verdicts[filepath.Base(filepath.Dir(p))] = instanceVerdict(r)
+		v := instanceVerdict(r)
+		if log := filepath.Join(d, TestOutputFile); fileExists(log) {
+			v.Log = log
+		}
+		fv.Verdicts[e.Name()] = v
 	}
-	if data, err := os.ReadFile(filepath.Join(dir, ReportFile)); err == nil {
-		if run, ok := runReport(data); ok {
-			for id, v := range run.Verdicts {
-				if _, seen := fv.Verdicts[id]; !seen {
-					fv.Verdicts[id] = v
-				}
-			}
+	if !hasRun && len(fv.Verdicts) == 0 {
+		return fv, false, nil
+	}
+	for _, id := range noReport {
+		fv.Verdicts[id] = family.InstanceVerdict{Outcome: family.Error, Detail: "no report.json: the harness found no test output to grade (see run_instance.log)"}
+	}
+	for id, v := range run.Verdicts {
+		if _, seen := fv.Verdicts[id]; !seen {
+			fv.Verdicts[id] = v
 		}
 	}
-	return fv, len(fv.Verdicts) > 0, nil
+	return fv, true, nil
+}
+
+func fileExists(p string) bool {
+	fi, err := os.Stat(p)
+	return err == nil && fi.Mode().IsRegular()
 }
 
 // ReadReportFile reads the run's report.json given on its own.
@@ -378,7 +427,7 @@ func runReport(data []byte) (family.FolderVerdicts, bool) {
 	if json.Unmarshal(data, &rep) != nil {
 		return family.FolderVerdicts{}, false
 	}
-	fv := family.FolderVerdicts{Format: "SWE-smith run report.json", Verdicts: map[string]family.InstanceVerdict{}}
+	fv := family.FolderVerdicts{Format: FormatRunReport, Verdicts: map[string]family.InstanceVerdict{}}
 	for _, id := range rep.IDsResolved {
 		fv.Verdicts[id] = family.InstanceVerdict{Outcome: family.Resolved}
 	}

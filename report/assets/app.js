@@ -425,7 +425,7 @@
     return card;
   }
   function kindName(k) {
-    return { run_dir: 'swebench-run output', sweep_cell: 'sweep cell', mini_swe_agent: 'mini-swe-agent output', harness_report: 'harness run report', sbcli_report: 'sb-cli report', report_dir: 'report.json folder', experiments_results: 'experiments results.json' }[k] || k;
+    return { run_dir: 'swebench-run output', sweep_cell: 'sweep cell', mini_swe_agent: 'mini-swe-agent output', harness_report: 'harness run report', sbcli_report: 'sb-cli report', report_dir: 'report.json folder', experiments_results: 'experiments results.json', family_report: 'harness verdicts' }[k] || k;
   }
   function instHref(id, run, extra) {
     const r = typeof run === 'number' ? run : S.runs.indexOf(run);
@@ -948,7 +948,8 @@
   }
   function evalCard(e) {
     const card = h('div', { class: 'card', id: 'verdict' }, h('div', { class: 'sec-title' }, h('h2', { text: 'Evaluation' }),
-      h('small', { text: e.apply_unknown ? '' : (e.patch_exists === false ? 'no patch · ' : '') + (e.applied ? 'patch applied' : 'patch not applied') + (e.layout ? ' · report.json in the ' + e.layout + ' layout' : '') })));
+      h('small', { text: [e.apply_unknown ? '' : (e.patch_exists === false ? 'no patch · ' : '') + (e.applied ? 'patch applied' : 'patch not applied'),
+        e.layout ? (e.family_layout ? 'read in the ' : 'report.json in the ') + e.layout + ' layout' : ''].filter(Boolean).join(' · ') })));
     if (!e.has_tests) {
       card.appendChild(h('p', { class: 'empty-note', text: e.test_output_file ? 'The harness\'s verdict file lists no tests; its test output (' + e.test_output_file + ') is below.' : e.applied ? 'The test log held no usable results.' : 'No test results: the patch did not apply or the evaluation failed.' }));
       return card;
