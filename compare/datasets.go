@@ -256,6 +256,15 @@ func shortRevision(rev string) string {
 	return rev
 }
 
+// revisionText shortens a revision for text: a commit's first 12 hex digits, a file's sha256
+// likewise after its "sha256:".
+func revisionText(rev string) string {
+	if rest, ok := strings.CutPrefix(rev, "sha256:"); ok {
+		return "sha256:" + short(rest)
+	}
+	return short(rev)
+}
+
 // datasetTitle is how text names a dataset: its name, or words for a dataset no run records.
 func datasetTitle(name string) string {
 	if name == "" {
@@ -277,7 +286,7 @@ func datasetWarnings(g *dsGroup) []string {
 			continue
 		}
 		if r.DatasetRevision != first.DatasetRevision {
-			out = append(out, fmt.Sprintf("%s is on revision %s of %s but %s on %s: the instances' tests may differ", r.Label, short(r.DatasetRevision), r.Dataset, first.Label, short(first.DatasetRevision)))
+			out = append(out, fmt.Sprintf("%s is on revision %s of %s but %s on %s: the instances' tests may differ", r.Label, revisionText(r.DatasetRevision), r.Dataset, first.Label, revisionText(first.DatasetRevision)))
 		}
 	}
 	return out

@@ -112,11 +112,11 @@ func datasetLine(ds DatasetGroup) string {
 	switch len(ds.Revisions) {
 	case 0:
 	case 1:
-		parts = append(parts, "revision "+short(ds.Revisions[0]))
+		parts = append(parts, "revision "+revisionText(ds.Revisions[0]))
 	default:
 		revs := make([]string, len(ds.Revisions))
 		for k, r := range ds.Revisions {
-			revs[k] = short(r)
+			revs[k] = revisionText(r)
 		}
 		parts = append(parts, "revisions "+strings.Join(revs, ", "))
 	}
