@@ -18,8 +18,10 @@ import (
 	"github.com/swebench-run/swebench-run/compare"
 	"github.com/swebench-run/swebench-run/dataset"
 	"github.com/swebench-run/swebench-run/model"
+	"github.com/swebench-run/swebench-run/report/reporttest"
 	"github.com/swebench-run/swebench-run/results"
 	"github.com/swebench-run/swebench-run/sweep"
+	"github.com/swebench-run/swebench-run/testutil/browsertest"
 )
 
 // demoScript reads the demo's script (every instance solved with its gold patch).
@@ -634,6 +636,43 @@ baseline: good
 	if w := strings.Join(byHand.Warnings, "\n"); !strings.Contains(w, "compared as separate datasets") || strings.Contains(w, "tests may differ") {
 		t.Errorf("warnings by hand: %s", w)
 	}
+
+	// The report of the night in Chromium: the overview and the compare page grouped by dataset,
+	// with compare.json's figures.
+	b := browsertest.Start(t)
+	site := filepath.Join(t.TempDir(), "site")
+	if code, _, msg := runCLI(t, "report", folder, "--baseline", "good", "-o", site); code != 0 {
+		t.Fatalf("report: exit %d\n%s", code, msg)
+	}
+	p := reporttest.OpenOverview(t, b, "file://"+filepath.Join(site, "index.html"))
+	reporttest.CheckOverview(t, p, res)
+	if heads := browsertest.Eval[[]string](p, `[...document.querySelectorAll('h2.dataset-head')].map(h => h.dataset.dataset)`); !reflect.DeepEqual(heads, []string{"demo", "smith"}) {
+		t.Errorf("the overview's datasets %v, want demo and smith", heads)
+	}
+	p.Screenshot("overview")
+	reporttest.Goto(t, p, "#/compare", `document.querySelector('section.dataset .pair')`, "the compare page")
+	for _, ds := range []string{"demo", "smith"} {
+		sec := `document.querySelector('section.dataset[data-dataset="` + ds + `"]')`
+		pr := pairs[ds]
+		reporttest.Equal(t, ds+": difference", browsertest.Eval[string](p, sec+`.querySelector('.pair [data-k="difference"]').textContent`), pr.Bootstrap.Difference, 100)
+		reporttest.Equal(t, ds+": regressed", browsertest.Eval[string](p, sec+`.querySelector('.pair [data-k="regressed"]').textContent`), float64(len(pr.Regressed)), 1)
+		reporttest.Equal(t, ds+": newly resolved", browsertest.Eval[string](p, sec+`.querySelector('.pair [data-k="newly"]').textContent`), float64(len(pr.Newly)), 1)
+		gateText := browsertest.Eval[string](p, sec+`.querySelector('.gate').textContent`)
+		if want := "smithgood vs good on " + ds + ": "; !strings.HasPrefix(gateText, want) || strings.Contains(gateText, "regression") != (ds == "demo") {
+			t.Errorf("%s: gate line %q", ds, gateText)
+		}
+		if n := browsertest.Eval[int](p, sec+`.querySelectorAll('.matrix tbody tr').length`); n != map[string]int{"demo": 6, "smith": 1}[ds] {
+			t.Errorf("%s: the matrix shows %d instances where the inputs disagree", ds, n)
+		}
+	}
+	if got := browsertest.Eval[string](p, `document.querySelector('.pooled-card [data-k="pooled-p"]').textContent`); got != "0.125" {
+		t.Errorf("pooled McNemar p on the page %q, want 0.125", got)
+	}
+	if got := browsertest.Eval[string](p, `document.querySelector('.pooled-card [data-k="by-instance"]').textContent`); !strings.HasPrefix(got, "−62.5") {
+		t.Errorf("pooled difference by instance on the page %q, want −62.5", got)
+	}
+	p.Screenshot("compare")
+	reporttest.NoConsoleErrors(t, p)
 }
 
 // revPrefix is the short revision of a sweep dataset, as the comparison names it.
