@@ -34,9 +34,8 @@ var completionSources = []struct{ repo, split string }{
 // evalColumns are the columns completion copies from an official row.
 var evalColumns = []string{"eval_script", "log_parser", "eval_type"}
 
-// NoEvalSourceError names the rows that cannot be graded: they have neither an eval_script (the
-// harness-v5 columns) nor an install_config (SWE-rebench), and no official SWE-bench dataset
-// had a matching row to complete them from.
+// NoEvalSourceError names the rows that cannot be graded: they have no eval_script (the
+// harness-v5 columns), and no official SWE-bench dataset had a matching row to complete them from.
 type NoEvalSourceError struct {
 	IDs     []string          // sorted
 	Reasons map[string]string // why a row found in an official dataset was not completed from it
@@ -45,7 +44,7 @@ type NoEvalSourceError struct {
 
 func (e *NoEvalSourceError) Error() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%d rows cannot be graded: they have no eval_script (the harness-v5 columns eval_script, log_parser, eval_type) and no install_config (SWE-rebench), and no official SWE-bench dataset has them", len(e.IDs))
+	fmt.Fprintf(&b, "%d rows cannot be graded: they have no eval_script (the harness-v5 columns eval_script, log_parser, eval_type), and no official SWE-bench dataset has them", len(e.IDs))
 	if len(e.Tried) > 0 {
 		fmt.Fprintf(&b, " (looked in %s)", strings.Join(e.Tried, ", "))
 	}
@@ -76,7 +75,7 @@ func complete(ctx context.Context, l *Loaded, opts LoadOptions) error {
 	missing := map[string]int{} // id → index in l.Instances
 	for k := range l.Instances {
 		// Rows of other families are graded from their own columns, as their harness grades them.
-		if l.Instances[k].FamilyName() == SWEbench && !l.Instances[k].HasEvalSource() {
+		if l.Instances[k].FamilyName() == SWEbench && l.Instances[k].EvalScript == "" {
 			missing[l.Instances[k].InstanceID] = k
 		}
 	}

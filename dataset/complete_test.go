@@ -140,20 +140,20 @@ func TestCompleteNamesRowsThatCannotBeGraded(t *testing.T) {
 	data := row(verified[0].InstanceID, "0000000000000000000000000000000000000000", "") +
 		row(verified[1].InstanceID, verified[1].BaseCommit, "") +
 		row("acme__widget-42", "abc", "") +
-		row("acme__widget-43", "abc", `,"install_config":{"test_cmd":"pytest -rA","log_parser":"parse_log_pytest"}`)
+		row("acme__widget-43", "abc", `,"x_tag":"v1","notes":""`)
 	path := filepath.Join(t.TempDir(), "tasks.jsonl")
 	if err := os.WriteFile(path, []byte(data), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	opts := hub.opts(t)
-	opts.Require, opts.Complete = RequireEval, true
+	opts.Require, opts.Complete, opts.Families = RequireEval, true, []Family{tagFamily{}}
 	_, err := Load(context.Background(), path, opts)
 	var ne *NoEvalSourceError
 	if !errors.As(err, &ne) {
 		t.Fatalf("got %v, want a *NoEvalSourceError", err)
 	}
 	if want := []string{"acme__widget-42", verified[0].InstanceID}; !reflect.DeepEqual(ne.IDs, want) {
-		t.Errorf("got ids %v, want %v (the row with an install_config is gradable, the one with the right base_commit was completed)", ne.IDs, want)
+		t.Errorf("got ids %v, want %v (the row of another family is graded from its own columns, the one with the right base_commit was completed)", ne.IDs, want)
 	}
 	for _, want := range []string{
 		verified[0].InstanceID + " (SWE-bench/SWE-bench_Verified:test@" + shaNew[:12] + " has it with another base_commit",

@@ -46,9 +46,9 @@
 //
 // # Completing rows for an evaluation
 //
-// A row is graded from its eval_script (harness v5, with log_parser and eval_type) or from its
-// install_config (SWE-rebench: test_cmd and log_parser). With LoadOptions.Complete, SWE-bench
-// rows that have neither get eval_script, log_parser and eval_type (and image_assets when missing) from the
+// A SWE-bench row is graded from its eval_script (harness v5, with log_parser and eval_type);
+// rows of other families from their family's columns. With LoadOptions.Complete, SWE-bench
+// rows that have none get eval_script, log_parser and eval_type (and image_assets when missing) from the
 // official SWE-bench dataset that has a row with the same instance_id, base_commit and
 // test_patch: first the SWE-bench/* counterpart of the row's own hub dataset, then Verified,
 // Lite (test, dev), full (dev, test), Multilingual and Multimodal, each downloaded through the

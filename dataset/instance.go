@@ -41,8 +41,7 @@ type Instance struct {
 }
 
 // SWEbench is the name of the SWE-bench harness's family (the default), whose rows are graded
-// from their eval_script (or SWE-rebench's install_config) and completed from the official
-// SWE-bench datasets when they have neither.
+// from their eval_script and completed from the official SWE-bench datasets when they have none.
 const SWEbench = "swebench"
 
 // FamilyName returns the row's family, SWEbench when the row has none.
@@ -227,10 +226,9 @@ func (i *Instance) ValidateForRun() error {
 }
 
 // ValidateForEval checks the fields grading a patch needs: FAIL_TO_PASS and PASS_TO_PASS present
-// (as lists, possibly empty; PASS_TO_PASS may be absent for fail_only rows), a known eval_type,
-// and a readable install_config when the row has one. Whether the row says how to grade it at all
-// (an eval_script or an install_config) is HasEvalSource; Load checks it with
-// LoadOptions.Complete, after completing rows from the official SWE-bench datasets.
+// (as lists, possibly empty; PASS_TO_PASS may be absent for fail_only rows) and a known
+// eval_type. Whether the row says how to grade it at all is its family's to check (the family's
+// Prepare, its grader's Check; LoadOptions.Complete for SWE-bench rows).
 func (i *Instance) ValidateForEval() error {
 	var errs []error
 	if i.InstanceID == "" {
@@ -247,9 +245,6 @@ func (i *Instance) ValidateForEval() error {
 	case "", "pass_and_fail", "fail_only":
 	default:
 		errs = append(errs, &FieldError{"eval_type", fmt.Sprintf("%q is not one of pass_and_fail, fail_only", i.EvalType)})
-	}
-	if _, _, err := i.InstallConfig(); err != nil {
-		errs = append(errs, &FieldError{ColInstallConfig, err.Error()})
 	}
 	return errors.Join(errs...)
 }

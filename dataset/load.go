@@ -50,7 +50,7 @@ var named = []NamedDataset{
 	{Name: "polybench", HFRepo: "AmazonScience/SWE-PolyBench", Split: "test", Rows: 2110, Description: "SWE-PolyBench: 2,110 tasks in Java, JavaScript, TypeScript and Python", Family: "polybench"},
 	{Name: "polybench-500", HFRepo: "AmazonScience/SWE-PolyBench_500", Split: "test", Rows: 500, Description: "SWE-PolyBench 500: a stratified subset", Family: "polybench"},
 	{Name: "polybench-verified", HFRepo: "AmazonScience/SWE-PolyBench_Verified", Split: "test", Rows: 382, Description: "SWE-PolyBench Verified: 382 validated tasks", Family: "polybench"},
-	{Name: "rebench", HFRepo: "nebius/SWE-rebench", Split: "test", Description: "SWE-rebench: about 21,000 continuously collected tasks (rows carry install_config and docker_image)", Family: SWEbench},
+	{Name: "rebench", HFRepo: "nebius/SWE-rebench", Split: "test", Description: "SWE-rebench: about 21,000 continuously collected tasks (rows carry install_config and docker_image)", Family: "rebench"},
 	{Name: "multi-swe-bench", HFRepo: "ByteDance-Seed/Multi-SWE-bench", Split: "test", Rows: 1632, Description: "Multi-SWE-bench (ByteDance): 1,632 tasks in Java, TypeScript, JavaScript, Go, Rust, C and C++, 39 repositories, graded by its harness's parsers", Family: "multiswebench",
 		Files: []string{"java/*.jsonl", "ts/*.jsonl", "js/*.jsonl", "go/*.jsonl", "rust/*.jsonl", "c/*.jsonl", "cpp/*.jsonl"}},
 	{Name: "multi-swe-bench-mini", HFRepo: "ByteDance-Seed/Multi-SWE-bench_mini", Split: "test", Rows: 400, Description: "Multi-SWE-bench mini: 400 tasks in 8 languages (Multi-SWE-bench's 7 and Python)", Family: "multiswebench",

@@ -106,12 +106,6 @@ func TestJSONLRowsAndErrors(t *testing.T) {
 			wantErr: []string{`field "FAIL_TO_PASS": missing`, `field "PASS_TO_PASS": missing`},
 		},
 		{
-			name:    "eval needs a readable install_config",
-			content: `{"instance_id":"a__b-1","FAIL_TO_PASS":[],"PASS_TO_PASS":[],"install_config":"{not json"}` + "\n" + `{"instance_id":"a__b-2","FAIL_TO_PASS":[],"PASS_TO_PASS":[],"install_config":[1]}` + "\n",
-			req:     RequireEval,
-			wantErr: []string{`line 1 (instance a__b-1): field "install_config": install_config: not a JSON object`, `line 2 (instance a__b-2): field "install_config": install_config: want an object, got a list`},
-		},
-		{
 			name:    "missing id",
 			content: `{"problem_statement":"x"}` + "\n",
 			wantErr: []string{"data.jsonl: line 1: field \"instance_id\": missing or empty"},
@@ -395,5 +389,42 @@ func TestParseStringArrayMatchesJSON(t *testing.T) {
 		if errWant == nil && !reflect.DeepEqual(got, nonNil(want)) {
 			t.Errorf("%q: got %q, want %q", in, got, want)
 		}
+	}
+}
+
+// A column holding an object is read from a parquet struct, a JSON object or a string holding
+// one; anything else is an error naming the column.
+func TestObjectColumn(t *testing.T) {
+	tests := []struct {
+		name    string
+		value   any
+		want    map[string]any
+		wantOK  bool
+		wantErr string
+	}{
+		{"absent", nil, nil, false, ""},
+		{"empty string", "", nil, false, ""},
+		{"object", map[string]any{"a": "b", "n": nil}, map[string]any{"a": "b", "n": nil}, true, ""},
+		{"JSON string", `{"a": ["b"]}`, map[string]any{"a": []any{"b"}}, true, ""},
+		{"bad JSON", "{not json", nil, true, "recipe: not a JSON object"},
+		{"a list", []any{1}, nil, true, "recipe: want an object, got a list"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			inst := Instance{Extra: map[string]any{}}
+			if tt.value != nil {
+				inst.Extra["recipe"] = tt.value
+			}
+			got, ok, err := inst.ObjectColumn("recipe")
+			if tt.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.wantErr) || !ok {
+					t.Fatalf("got %v, %v; want the row to have it and an error containing %q", ok, err, tt.wantErr)
+				}
+				return
+			}
+			if err != nil || ok != tt.wantOK || !reflect.DeepEqual(got, tt.want) {
+				t.Errorf("got %v, %v, %v; want %v, %v", got, ok, err, tt.want, tt.wantOK)
+			}
+		})
 	}
 }

@@ -1,6 +1,6 @@
 // Package family is the contract between the family-neutral parts of the program (dataset,
 // runner, eval's engine, compare, report) and the dataset families: SWE-bench's harness is one
-// family among several (SWE-bench Pro, Multi-SWE-bench, SWE-rebench V2, …). A family is a
+// family among several (SWE-bench Pro, Multi-SWE-bench, SWE-rebench v1 and V2, …). A family is a
 // Profile, implemented in a package of its own under family/ and listed by the registry
 // (family/all); nothing outside those packages knows a family's details.
 //
@@ -35,7 +35,7 @@ type Profile interface {
 	// Title is the family's display name, e.g. "SWE-bench Pro".
 	Title() string
 	// Grader grades the family's predictions. nil means eval's built-in grading: the SWE-bench
-	// harness (eval_script, harness v5) and SWE-rebench v1 (install_config).
+	// harness (eval_script, harness v5).
 	Grader() Grader
 	// ExportPredictions returns the predictions in the input format of the family's harness:
 	// the file's name in the run's output directory and its content. An empty name means the

@@ -23,6 +23,7 @@ import (
 	"github.com/swebench-run/swebench-run/family/multiswebench"
 	"github.com/swebench-run/swebench-run/family/polybench"
 	"github.com/swebench-run/swebench-run/family/pro"
+	"github.com/swebench-run/swebench-run/family/rebench"
 	"github.com/swebench-run/swebench-run/family/rebenchv2"
 	"github.com/swebench-run/swebench-run/family/smith"
 	"github.com/swebench-run/swebench-run/family/swebench"
@@ -67,6 +68,7 @@ func New(o Options) *Registry {
 		rebenchv2.Profile{},
 		polybench.Profile{},
 		smith.FamilyProfile{},
+		rebench.Profile{}, // after SWE-rebench-V2, whose rows have an install_config too
 		swebench.Profile{},
 	}}
 }

@@ -14,6 +14,7 @@ import (
 
 	"github.com/swebench-run/swebench-run/dataset"
 	"github.com/swebench-run/swebench-run/family"
+	"github.com/swebench-run/swebench-run/family/rebench"
 	"github.com/swebench-run/swebench-run/internal/pytext"
 	"github.com/swebench-run/swebench-run/results"
 )
@@ -39,7 +40,7 @@ func (Profile) Title() string { return "SWE-rebench-V2" }
 // test_cmd a list of commands, or its base_image_name), which SWE-rebench v1's rows (a
 // test_cmd string) do not have.
 func (Profile) Match(inst *dataset.Instance) bool {
-	cfg, ok, err := inst.InstallConfig()
+	cfg, ok, err := rebench.InstallConfig(inst)
 	if err != nil || !ok {
 		return false
 	}

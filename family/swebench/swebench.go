@@ -1,8 +1,7 @@
 // Package swebench is the profile of the SWE-bench harness's family: the SWE-bench datasets
-// (Verified, Lite, full, Multilingual, Multimodal), SWE-rebench v1 and any row with their columns.
-// Its rows are used as they are (their image, /testbed, problem_statement), they are graded by
-// eval's built-in engine exactly as the SWE-bench harness grades them (a row's eval_script, or
-// the script SWE-rebench's harness fork builds from its install_config), predictions are the
+// (Verified, Lite, full, Multilingual, Multimodal) and any row with their columns. Its rows are
+// used as they are (their image, /testbed, problem_statement), they are graded by eval's built-in
+// engine exactly as the SWE-bench harness grades them (a row's eval_script), predictions are the
 // run's own preds.json, and verdicts are report.json and the run report, which compare reads
 // itself. It is also the family of every row no other profile recognises.
 package swebench
@@ -31,7 +30,7 @@ func (Profile) Match(*dataset.Instance) bool { return false }
 // dataset.LoadOptions.Require).
 func (Profile) Prepare(*dataset.Instance) error { return nil }
 
-// Grader implements family.Profile: nil, eval's built-in grading.
+// Grader implements family.Profile: nil, eval's built-in grading (the harness v5).
 func (Profile) Grader() family.Grader { return nil }
 
 // ExportPredictions implements family.Profile: the harness and sb-cli take the run's preds.json.
