@@ -203,17 +203,12 @@ func TestCanonicalRepo(t *testing.T) {
 			t.Errorf("CanonicalRepo(%q) = %q, want %q", tt.in, got, tt.want)
 		}
 	}
-	for _, d := range Named() {
-		if strings.HasPrefix(d.HFRepo, "princeton-nlp/") {
-			t.Errorf("named dataset %s still points at %s; harness 5.x resolves names to SWE-bench/*", d.Name, d.HFRepo)
-		}
-	}
 }
 
 func TestCachedColumns(t *testing.T) {
 	hub := officialHub(t)
 	opts := hub.opts(t)
-	verified, _ := LookupNamed("verified")
+	verified, _ := LookupNamed(testNamed, "verified")
 	if _, _, err := CachedColumns(verified, opts); !errors.Is(err, ErrNotCached) {
 		t.Fatalf("before any download: got %v, want ErrNotCached", err)
 	}

@@ -5,12 +5,10 @@
 //
 // Load takes one spec:
 //
-//   - a named dataset (Named): verified, lite, lite-dev, full, dev, multimodal, multilingual,
-//     smith, rebench, pro. Each is a HuggingFace repository and split, fetched like hf: below. As in
-//     the SWE-bench harness 5.x, the SWE-bench names resolve to the SWE-bench/* repositories,
-//     which carry the harness-v5 columns: "verified" is SWE-bench/SWE-bench_Verified, split test.
-//     The princeton-nlp/* ids name older copies of the same datasets (CanonicalRepo maps them);
-//     hf:princeton-nlp/X loads that copy, and an evaluation completes its rows from SWE-bench/X.
+//   - a named dataset (LoadOptions.Named: the families declare them, each its own, and cmd hands
+//     them all to Load; `swebench-run datasets` lists them). Each is a HuggingFace repository and
+//     split (or its data files, NamedDataset.Files), fetched like hf: below, and read as its
+//     family's rows (NamedDataset.Family).
 //   - hf:ORG/NAME[:SPLIT][@REVISION]: any HuggingFace dataset. SPLIT defaults to test and may be
 //     CONFIG/SPLIT; REVISION (branch, tag or commit) defaults to main. The revision is resolved
 //     to a commit sha with GET {endpoint}/api/datasets/{repo}[/revision/{rev}]?blobs=true, the

@@ -76,11 +76,11 @@ func prepare(inst *Instance, forced Family, fams []Family) error {
 // forcedFamily returns the family a named dataset declares, from fams. A named dataset whose
 // family is not among fams is an error (the program was built without it); none is forced when
 // fams is empty (a caller that loads rows without families) or the dataset declares none.
-func forcedFamily(src Source, fams []Family) (Family, error) {
+func forcedFamily(src Source, named []NamedDataset, fams []Family) (Family, error) {
 	if src.Kind != "named" || len(fams) == 0 {
 		return nil, nil
 	}
-	d, ok := LookupNamed(src.Name)
+	d, ok := LookupNamed(named, src.Name)
 	if !ok || d.Family == "" {
 		return nil, nil
 	}

@@ -305,10 +305,14 @@ func TestLoadBadSpecs(t *testing.T) {
 		{t.TempDir(), "no .parquet files in it"},
 	}
 	for _, tt := range tests {
-		_, err := Load(context.Background(), tt.spec, LoadOptions{})
+		_, err := Load(context.Background(), tt.spec, LoadOptions{Named: testNamed})
 		if err == nil || !strings.Contains(err.Error(), tt.want) {
 			t.Errorf("%s: got %v, want %q", tt.spec, err, tt.want)
 		}
+	}
+	// Without named datasets, a spec names a file or a hub dataset.
+	if _, err := Load(context.Background(), "verified", LoadOptions{}); err == nil || !strings.Contains(err.Error(), `dataset "verified": no such file or directory, and not hf:ORG/NAME`) {
+		t.Errorf("without named datasets: got %v", err)
 	}
 }
 

@@ -6,6 +6,8 @@
 //
 // A Profile says:
 //
+//   - which named datasets are the family's (Datasets: verified, lite, … for SWE-bench; pro for
+//     SWE-bench Pro), which the registry hands to dataset.Load (LoadOptions.Named);
 //   - how a row becomes an Instance (dataset.Family: Match detects the family's rows by their
 //     columns, Prepare fills the instance's task text, working directory, image and commands
 //     before the agent starts, and refuses a row that lacks one of the family's columns, naming
@@ -34,6 +36,9 @@ type Profile interface {
 	dataset.Family
 	// Title is the family's display name, e.g. "SWE-bench Pro".
 	Title() string
+	// Datasets are the family's named datasets (--split pro), in display order; their Family is
+	// the registry's to fill in with the profile's Name.
+	Datasets() []dataset.NamedDataset
 	// Grader grades the family's predictions. nil means eval's built-in grading: the SWE-bench
 	// harness (eval_script, harness v5).
 	Grader() Grader

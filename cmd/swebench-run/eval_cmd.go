@@ -124,7 +124,8 @@ func runEval(ctx context.Context, stop <-chan struct{}, f *evalFlags, stdout, st
 	if sel.IDs, err = parseIDs(f.ids, "--instance-ids"); err != nil {
 		return err
 	}
-	loaded, err := dataset.Load(ctx, f.split, dataset.LoadOptions{Progress: stderr, Selection: &sel, Require: dataset.RequireEval, Complete: true, Families: families().Families()})
+	reg := families()
+	loaded, err := dataset.Load(ctx, f.split, dataset.LoadOptions{Progress: stderr, Selection: &sel, Require: dataset.RequireEval, Complete: true, Families: reg.Families(), Named: reg.Named()})
 	if err != nil {
 		return err
 	}
@@ -138,7 +139,7 @@ func runEval(ctx context.Context, stop <-chan struct{}, f *evalFlags, stdout, st
 	var preds map[string]eval.Prediction
 	if f.predsPath == "gold" {
 		preds = eval.GoldPredictions(insts)
-	} else if preds, err = families().LoadPredictions(f.predsPath); err != nil {
+	} else if preds, err = reg.LoadPredictions(f.predsPath); err != nil {
 		return err
 	}
 	if !sel.IsZero() {
@@ -170,7 +171,7 @@ func runEval(ctx context.Context, stop <-chan struct{}, f *evalFlags, stdout, st
 	var rep eval.RunReport
 	var results []eval.Result
 	if f.fromLogs != "" {
-		rep, results, err = eval.RegradeFromLogs(eval.RegradeOptions{LogsDir: f.fromLogs, OutDir: out, RunID: runID, Graders: families().Grader}, insts, preds)
+		rep, results, err = eval.RegradeFromLogs(eval.RegradeOptions{LogsDir: f.fromLogs, OutDir: out, RunID: runID, Graders: reg.Grader}, insts, preds)
 		if err != nil {
 			return err
 		}

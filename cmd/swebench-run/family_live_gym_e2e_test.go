@@ -42,7 +42,8 @@ func familyRows(t *testing.T, name string) (string, string, []dataset.Instance) 
 	}
 	dir := filepath.Join(root, "family", name, "testdata", "e2e")
 	split := filepath.Join(dir, "rows.jsonl")
-	l, err := dataset.Load(context.Background(), split, dataset.LoadOptions{Require: dataset.RequireRun | dataset.RequireEval, Families: families().Families()})
+	reg := families()
+	l, err := dataset.Load(context.Background(), split, dataset.LoadOptions{Require: dataset.RequireRun | dataset.RequireEval, Families: reg.Families(), Named: reg.Named()})
 	if err != nil {
 		t.Fatal(err)
 	}

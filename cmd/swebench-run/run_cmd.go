@@ -283,7 +283,8 @@ func runBatch(ctx context.Context, stop <-chan struct{}, f *runFlags, stdout, st
 	if f.eval {
 		require = dataset.RequireEval
 	}
-	loaded, err := dataset.Load(ctx, f.split, dataset.LoadOptions{Progress: stderr, Selection: &f.sel, Require: require, Complete: f.eval, Families: families().Families()})
+	reg := families()
+	loaded, err := dataset.Load(ctx, f.split, dataset.LoadOptions{Progress: stderr, Selection: &f.sel, Require: require, Complete: f.eval, Families: reg.Families(), Named: reg.Named()})
 	if err != nil {
 		return err
 	}
@@ -295,7 +296,7 @@ func runBatch(ctx context.Context, stop <-chan struct{}, f *runFlags, stdout, st
 	}
 	if f.eval {
 		// Refuse before any model call, not when the first prediction is graded.
-		if err := eval.CheckFamilies(insts, families().Grader); err != nil {
+		if err := eval.CheckFamilies(insts, reg.Grader); err != nil {
 			return err
 		}
 	}

@@ -212,7 +212,8 @@ func gradingDataset(ctx context.Context, split submission.Split, spec string, st
 	if spec == "" {
 		spec = split.Dataset
 	}
-	l, err := dataset.Load(ctx, spec, dataset.LoadOptions{Progress: stderr, Require: dataset.RequireEval, Complete: true, Families: families().Families()})
+	reg := families()
+	l, err := dataset.Load(ctx, spec, dataset.LoadOptions{Progress: stderr, Require: dataset.RequireEval, Complete: true, Families: reg.Families(), Named: reg.Named()})
 	if err != nil {
 		return submission.Dataset{}, err
 	}

@@ -123,7 +123,8 @@ func (p *sweepJob) prepare(ctx context.Context, stderr io.Writer) (*sweepState, 
 	}
 	for _, d := range p.Datasets {
 		sel := d.Selection
-		loaded, err := dataset.Load(ctx, d.Split, dataset.LoadOptions{Progress: stderr, Selection: &sel, Require: require, Complete: sf.Eval, Families: families().Families()})
+		reg := families()
+		loaded, err := dataset.Load(ctx, d.Split, dataset.LoadOptions{Progress: stderr, Selection: &sel, Require: require, Complete: sf.Eval, Families: reg.Families(), Named: reg.Named()})
 		if err != nil {
 			return nil, fmt.Errorf("%sdatasets[%d] (%s): %w", sf.DatasetAt(d.Index), d.Index, d.Name, err)
 		}
@@ -138,7 +139,7 @@ func (p *sweepJob) prepare(ctx context.Context, stderr io.Writer) (*sweepState, 
 			}
 		}
 		if sf.Eval {
-			if err := eval.CheckFamilies(loaded.Instances, families().Grader); err != nil {
+			if err := eval.CheckFamilies(loaded.Instances, reg.Grader); err != nil {
 				return nil, fmt.Errorf("%sdatasets[%d] (%s): %w", sf.DatasetAt(d.Index), d.Index, d.Name, err)
 			}
 		}

@@ -12,6 +12,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"sync"
 
@@ -71,6 +72,35 @@ func New(o Options) *Registry {
 		rebench.Profile{}, // after SWE-rebench-V2, whose rows have an install_config too
 		swebench.Profile{},
 	}}
+}
+
+// namedOrder is the order the families' named datasets are listed in (swebench-run datasets,
+// completions, errors naming them): SWE-bench's first, then the others as they were added.
+var namedOrder = []string{swebench.Name, smith.Name, rebenchv2.Name, polybench.Name, rebench.Name, multiswebench.FamilyName, pro.Name, live.Name, gym.Name}
+
+// Named returns the named datasets every family declares (Profile.Datasets), each with its
+// family's name, for dataset.LoadOptions.Named: the families of namedOrder first, in that order,
+// then any other in the registry's.
+func (r *Registry) Named() []dataset.NamedDataset {
+	ordered := make([]family.Profile, 0, len(r.profiles))
+	for _, n := range namedOrder {
+		if p, ok := r.Lookup(n); ok {
+			ordered = append(ordered, p)
+		}
+	}
+	for _, p := range r.profiles {
+		if !slices.Contains(namedOrder, p.Name()) {
+			ordered = append(ordered, p)
+		}
+	}
+	var out []dataset.NamedDataset
+	for _, p := range ordered {
+		for _, d := range p.Datasets() {
+			d.Family = p.Name()
+			out = append(out, d)
+		}
+	}
+	return out
 }
 
 // Profiles returns every profile, in the order rows are matched against them.
@@ -186,6 +216,10 @@ func (r *Registry) ExportPredictions(outDir string, insts []dataset.Instance, pr
 
 // defaults is the registry with default options, for what needs none (verdict readers, ids).
 var defaults = sync.OnceValue(func() *Registry { return New(Options{}) })
+
+// Named returns the named datasets of every family (Registry.Named), for what loads a dataset
+// without grading it (report's problem statements).
+func Named() []dataset.NamedDataset { return defaults().Named() }
 
 // readers are the verdict readers of every family (they need no options).
 func readers() []family.ReportReader {

@@ -11,13 +11,17 @@ import (
 	"github.com/swebench-run/swebench-run/family"
 )
 
+// Name is the family's name (dataset.NamedDataset.Family, dataset.Instance.Family); a row no
+// family takes has none and is this family's too.
+const Name = dataset.SWEbench
+
 // Profile is the SWE-bench harness's family.
 type Profile struct{}
 
 var _ family.Profile = Profile{}
 
 // Name implements dataset.Family.
-func (Profile) Name() string { return dataset.SWEbench }
+func (Profile) Name() string { return Name }
 
 // Title implements family.Profile.
 func (Profile) Title() string { return "SWE-bench" }
