@@ -35,25 +35,23 @@
 //
 // # Families
 //
-// A row belongs to a dataset family (LoadOptions.Families, the profiles of package family): a
-// named dataset's rows to its NamedDataset.Family (a row lacking one of the family's columns is
-// refused, naming it), other rows to the first family whose Match takes them, else to SWE-bench's
-// (Instance.Family ""). The family prepares the row: Instance.Task (the agent's task, when it is
-// not problem_statement), WorkDir (the repository in the image, when not /testbed), Image and
-// PreAgentCommands (run before the agent starts).
+// A row belongs to a dataset family (LoadOptions.Families, the profiles of package family; this
+// package knows none of them): a named dataset's rows to its NamedDataset.Family (a row lacking
+// one of the family's columns is refused, naming it), other rows to the first family whose Match
+// takes them, else to none (Instance.Family "": the row is used as it is). The family prepares
+// the row: Instance.Task (the agent's task, when it is not problem_statement), WorkDir (the
+// repository in the image, when not /testbed), Image and PreAgentCommands (run before the agent
+// starts). A family whose rows may name their instance by other columns than instance_id is an
+// IDNamer.
 //
 // # Completing rows for an evaluation
 //
-// A SWE-bench row is graded from its eval_script (harness v5, with log_parser and eval_type);
-// rows of other families from their family's columns. With LoadOptions.Complete, SWE-bench
-// rows that have none get eval_script, log_parser and eval_type (and image_assets when missing) from the
-// official SWE-bench dataset that has a row with the same instance_id, base_commit and
-// test_patch: first the SWE-bench/* counterpart of the row's own hub dataset, then Verified,
-// Lite (test, dev), full (dev, test), Multilingual and Multimodal, each downloaded through the
-// cache like any dataset (so HF_HUB_OFFLINE works once they are cached). The image column is not
-// copied: such rows keep following the image template. Source.Completed records each source at
-// its commit (run.json), one line per source goes to Progress, and rows that remain without an
-// eval source make Load fail with a *NoEvalSourceError naming them, before anything runs.
+// With LoadOptions.Complete, each family that is a Completer fills in what grading needs in its
+// rows from other datasets, loaded through the same hub and cache (so HF_HUB_OFFLINE works once
+// they are cached): the SWE-bench family takes the harness-v5 columns of rows without an
+// eval_script from the official SWE-bench datasets. Source.Completed records each source at its
+// commit (run.json), Progress says what was taken, and rows that still cannot be graded make Load
+// fail, naming them, before anything runs.
 //
 // # Selection
 //

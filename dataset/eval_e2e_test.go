@@ -93,7 +93,7 @@ func TestVerifiedAndItsOlderCopyGradeAlike(t *testing.T) {
 	}
 
 	opts := dataset.LoadOptions{HFEndpoint: hub.Endpoint(), CacheDir: t.TempDir(), Require: dataset.RequireRun | dataset.RequireEval, Complete: true,
-		Named: swebench.Profile{}.Datasets()}
+		Named: swebench.Profile{}.Datasets(), Families: []dataset.Family{swebench.Profile{}}}
 	byName := map[string]map[string]dataset.Instance{}
 	for _, spec := range []string{"verified", "hf:princeton-nlp/SWE-bench_Verified"} {
 		l, err := dataset.Load(context.Background(), spec, opts)

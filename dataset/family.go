@@ -12,8 +12,8 @@ type Family interface {
 	// Name names the family (NamedDataset.Family, Instance.Family).
 	Name() string
 	// Match reports whether a decoded row is one of the family's, by the columns it has. Load
-	// asks the families in order and takes the first that matches; a row none matches is the
-	// SWE-bench harness's, used as it is.
+	// asks the families in order and takes the first that matches; a row none matches is used as
+	// it is (Instance.Family "").
 	Match(inst *Instance) bool
 	// Prepare makes a decoded row one of the family's instances: it reads the family's columns
 	// and sets Family-independent fields from them (Task, WorkDir, Image, PreAgentCommands,
@@ -24,7 +24,7 @@ type Family interface {
 }
 
 // IDNamer is implemented by families whose rows may name their instance by other columns than
-// instance_id, as their harness's files have them (Multi-SWE-bench's org, repo and number). Load
+// instance_id, as their harness's files have them (e.g. org, repo and number). Load
 // asks it for the id of a row without an instance_id.
 type IDNamer interface {
 	// IDColumns are the columns InstanceIDOf reads.

@@ -57,7 +57,7 @@ func TestLoadFamilies(t *testing.T) {
 		got[0].TaskText() != "Fix it.\n\nNotes:\nbe quick" || strings.Join(got[0].PreAgentCommands, ";") != "git checkout v1" {
 		t.Errorf("tag row: %+v", got[0])
 	}
-	if got[1].Family != "" || got[1].FamilyName() != SWEbench || got[1].Image != "plain:latest" ||
+	if got[1].Family != "" || got[1].Image != "plain:latest" ||
 		got[1].WorkingDir("/testbed") != "/testbed" || got[1].TaskText() != "Fix that." {
 		t.Errorf("SWE-bench row: %+v", got[1])
 	}

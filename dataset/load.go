@@ -31,37 +31,9 @@ type NamedDataset struct {
 	// Load in LoadOptions.Families): a row that lacks one of the family's columns is refused.
 	Family string `json:"family,omitempty"`
 	// Files, when set, are the repository's data files (path.Match patterns, e.g. "go/*.jsonl"),
-	// read instead of the split's parquet files (Multi-SWE-bench keeps one JSONL per repository).
+	// read instead of the split's parquet files (a dataset that keeps one JSONL per repository).
 	Files []string `json:"files,omitempty"`
 }
-
-// officialRepos are the SWE-bench datasets published with the harness-v5 columns (eval_script,
-// log_parser, eval_type, image), the source of truth of SWE-bench harness 5.x.
-var officialRepos = []string{
-	"SWE-bench/SWE-bench_Verified", "SWE-bench/SWE-bench_Lite", "SWE-bench/SWE-bench",
-	"SWE-bench/SWE-bench_Multilingual", "SWE-bench/SWE-bench_Multimodal",
-}
-
-// CanonicalRepo returns the SWE-bench/* id of an official SWE-bench dataset named by its older
-// princeton-nlp/* id (princeton-nlp/SWE-bench_Verified → SWE-bench/SWE-bench_Verified), and
-// any other id unchanged. The org part is matched case-insensitively, as the hub does.
-func CanonicalRepo(repo string) string {
-	org, name, ok := strings.Cut(repo, "/")
-	if !ok {
-		return repo
-	}
-	for _, o := range officialRepos {
-		_, oname, _ := strings.Cut(o, "/")
-		if strings.EqualFold(name, oname) && (strings.EqualFold(org, "princeton-nlp") || strings.EqualFold(org, "SWE-bench")) {
-			return o
-		}
-	}
-	return repo
-}
-
-// IsOfficial reports whether repo (either id form) is one of the official SWE-bench datasets
-// that carry the harness-v5 columns.
-func IsOfficial(repo string) bool { return slices.Contains(officialRepos, CanonicalRepo(repo)) }
 
 // LookupNamed returns the dataset of named called name.
 func LookupNamed(named []NamedDataset, name string) (NamedDataset, bool) {
@@ -92,12 +64,11 @@ type LoadOptions struct {
 	// the file, row, instance and field.
 	Require Requirement
 
-	// Complete, for an evaluation: rows with neither an eval_script nor an install_config get
-	// eval_script, log_parser and eval_type from the official SWE-bench dataset that has them
-	// (the row's own dataset's SWE-bench/* counterpart first, then the others; same base_commit
-	// and test_patch), downloaded through the hub cache; Source.Completed records where from and
-	// one line per source goes to Progress. Rows that still have none make Load fail with a
-	// *NoEvalSourceError naming them.
+	// Complete, for an evaluation: the families of Families that complete rows (Completer) fill
+	// in what grading needs from other datasets, downloaded through the hub cache (e.g. rows
+	// without an eval_script take it, with log_parser and eval_type, from the official dataset
+	// that has them); Source.Completed records where from and Progress says so. Rows that still
+	// cannot be graded make Load fail, naming them.
 	Complete bool
 
 	// Named are the datasets a spec may name by their short name, in display order (cmd passes
@@ -106,8 +77,8 @@ type LoadOptions struct {
 
 	// Families are the dataset families rows are read as (profiles of package family; cmd passes
 	// them all, in detection order). A named dataset's rows are read as its NamedDataset.Family;
-	// other rows as the first family whose Match takes them, else as SWE-bench rows. nil reads
-	// every row as a SWE-bench row.
+	// other rows as the first family whose Match takes them, else as plain SWE-bench-style rows
+	// (Instance.Family ""). nil reads every row so.
 	Families []Family
 
 	Retries int // attempts after the first on network errors, 429 and 5xx; 0 → 4

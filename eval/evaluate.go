@@ -98,9 +98,9 @@ type Options struct {
 	// AssetClient downloads the image_assets of multimodal rows (default http.DefaultClient,
 	// with the harness's 60 s timeout per file), and what other families' graders download.
 	AssetClient *http.Client
-	// Graders returns the grader of a dataset family (an instance's FamilyName); a nil func or
-	// a nil Grader grades the instance as the SWE-bench harness does (built in). cmd wires the
-	// family registry here.
+	// Graders returns the grader of a dataset family (an instance's Family, "" for a row no
+	// family took); a nil func or a nil Grader grades the instance as the SWE-bench harness does
+	// (built in). cmd wires the family registry here.
 	Graders func(family string) family.Grader
 }
 

@@ -27,7 +27,7 @@ func graderOf(inst dataset.Instance, graders func(string) family.Grader) family.
 	if graders == nil {
 		return nil
 	}
-	return graders(inst.FamilyName())
+	return graders(inst.Family)
 }
 
 // CheckFamilies checks, before any container starts, that every instance can be graded by its
@@ -36,7 +36,7 @@ func CheckFamilies(insts []dataset.Instance, graders func(string) family.Grader)
 	byFamily := map[string][]dataset.Instance{}
 	var names []string
 	for _, inst := range insts {
-		name := inst.FamilyName()
+		name := inst.Family
 		if graderOf(inst, graders) == nil {
 			name = ""
 		}
@@ -74,7 +74,7 @@ func finishFamilies(outDir string, insts []dataset.Instance, preds map[string]Pr
 		if g == nil || !submitted {
 			continue
 		}
-		name := inst.FamilyName()
+		name := inst.Family
 		pt := parts[name]
 		if pt == nil {
 			pt = &part{g: g, preds: map[string]Prediction{}, verdicts: map[string]family.Verdict{}}

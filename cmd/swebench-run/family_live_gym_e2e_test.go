@@ -48,8 +48,8 @@ func familyRows(t *testing.T, name string) (string, string, []dataset.Instance) 
 		t.Fatal(err)
 	}
 	for _, inst := range l.Instances {
-		if inst.FamilyName() != name {
-			t.Fatalf("row %s is read as family %q, want %q", inst.InstanceID, inst.FamilyName(), name)
+		if inst.Family != name {
+			t.Fatalf("row %s is read as family %q, want %q", inst.InstanceID, inst.Family, name)
 		}
 		testenv.RequireImage(t, e, inst.Image)
 	}

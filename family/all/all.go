@@ -6,6 +6,7 @@ package all
 
 import (
 	"bytes"
+	"cmp"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -115,10 +116,10 @@ func (r *Registry) Families() []dataset.Family {
 	return out
 }
 
-// Lookup returns the profile called name; "" is SWE-bench's.
+// Lookup returns the profile called name; "" (a row no family took) is SWE-bench's.
 func (r *Registry) Lookup(name string) (family.Profile, bool) {
 	if name == "" {
-		name = dataset.SWEbench
+		name = swebench.Name
 	}
 	for _, p := range r.profiles {
 		if p.Name() == name {
@@ -136,7 +137,7 @@ func (r *Registry) Detect(inst *dataset.Instance) family.Profile {
 			return p
 		}
 	}
-	p, _ := r.Lookup(dataset.SWEbench)
+	p, _ := r.Lookup(swebench.Name)
 	return p
 }
 
@@ -182,7 +183,8 @@ func (r *Registry) ExportPredictions(outDir string, insts []dataset.Instance, pr
 	byFamily := map[string][]family.Prediction{}
 	for _, inst := range insts {
 		if p, ok := preds[inst.InstanceID]; ok {
-			byFamily[inst.FamilyName()] = append(byFamily[inst.FamilyName()], p)
+			name := cmp.Or(inst.Family, swebench.Name)
+			byFamily[name] = append(byFamily[name], p)
 		}
 	}
 	names := make([]string, 0, len(byFamily))

@@ -10,6 +10,7 @@ import (
 
 	"github.com/swebench-run/swebench-run/dataset"
 	"github.com/swebench-run/swebench-run/family"
+	"github.com/swebench-run/swebench-run/family/swebench"
 )
 
 func TestRegistry(t *testing.T) {
@@ -31,7 +32,7 @@ func TestRegistry(t *testing.T) {
 	}
 	pro := &dataset.Instance{Extra: map[string]any{"dockerhub_tag": "x"}}
 	swe := &dataset.Instance{Extra: map[string]any{"eval_script": "x"}}
-	if r.Detect(pro).Name() != "pro" || r.Detect(swe).Name() != dataset.SWEbench {
+	if r.Detect(pro).Name() != "pro" || r.Detect(swe).Name() != swebench.Name {
 		t.Errorf("Detect: %s, %s", r.Detect(pro).Name(), r.Detect(swe).Name())
 	}
 }

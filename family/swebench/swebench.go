@@ -3,7 +3,12 @@
 // used as they are (their image, /testbed, problem_statement), they are graded by eval's built-in
 // engine exactly as the SWE-bench harness grades them (a row's eval_script), predictions are the
 // run's own preds.json, and verdicts are report.json and the run report, which compare reads
-// itself. It is also the family of every row no other profile recognises.
+// itself. It is also the family of every row no other profile recognises (Instance.Family "").
+//
+// The profile knows the official SWE-bench datasets: it declares them as named datasets
+// (Datasets), maps their older princeton-nlp/* ids to them (CanonicalRepo, IsOfficial), and, for
+// an evaluation, completes its rows that lack the harness-v5 columns from them (Complete, a
+// dataset.Completer).
 package swebench
 
 import (
@@ -12,13 +17,16 @@ import (
 )
 
 // Name is the family's name (dataset.NamedDataset.Family, dataset.Instance.Family); a row no
-// family takes has none and is this family's too.
-const Name = dataset.SWEbench
+// family takes (Instance.Family "") is this family's too.
+const Name = "swebench"
 
 // Profile is the SWE-bench harness's family.
 type Profile struct{}
 
-var _ family.Profile = Profile{}
+var (
+	_ family.Profile    = Profile{}
+	_ dataset.Completer = Profile{}
+)
 
 // Name implements dataset.Family.
 func (Profile) Name() string { return Name }
