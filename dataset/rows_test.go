@@ -74,7 +74,7 @@ func TestJSONLRowsAndErrors(t *testing.T) {
 					t.Errorf("got %q / %q", insts[0].FailToPass, insts[0].PassToPass)
 				}
 				if insts[0].Version != "0.2" || insts[0].CreatedAt != "1609298073000" {
-					t.Errorf("got version %q, created_at %q, want 0.2 and 1609298073000 (SWE-rebench-V2's epoch milliseconds)", insts[0].Version, insts[0].CreatedAt)
+					t.Errorf("got version %q, created_at %q, want the numbers' literal text, 0.2 and 1609298073000", insts[0].Version, insts[0].CreatedAt)
 				}
 				vars := insts[0].TemplateVars()
 				if vars["custom"].(map[string]any)["k"] == nil || vars["n"] == nil || vars["problem_statement"] != "fix" {

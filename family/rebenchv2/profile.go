@@ -50,7 +50,8 @@ func (Profile) Match(inst *dataset.Instance) bool {
 }
 
 // Prepare implements dataset.Family: the agent works in /<repository name> of the row's
-// image_name, as the harness runs the tests there.
+// image_name, as the harness runs the tests there; created_at, a timestamp (epoch milliseconds
+// in the harness's JSON files), becomes a date (createdAt).
 func (Profile) Prepare(inst *dataset.Instance) error {
 	var errs []error
 	if _, name, ok := strings.Cut(inst.Repo, "/"); !ok || name == "" {
@@ -61,6 +62,7 @@ func (Profile) Prepare(inst *dataset.Instance) error {
 	if inst.Image == "" {
 		errs = append(errs, &dataset.FieldError{Field: "image_name", Reason: "missing or empty: SWE-rebench-V2 rows name their image"})
 	}
+	inst.CreatedAt = createdAt(inst.CreatedAt)
 	return errors.Join(errs...)
 }
 
