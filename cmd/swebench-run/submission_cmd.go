@@ -350,7 +350,7 @@ func evaluateForSubmission(ctx context.Context, stop <-chan struct{}, in *submis
 		return err
 	}
 	defer closeBackend()
-	ev, err := newEvaluator(engine, in.EvalDir, runID, f.workers, f.timeout, false, f.imageTemplate, stop, logger)
+	ev, err := newEvaluator(engine, families(), in.EvalDir, runID, f.workers, f.timeout, false, f.imageTemplate, stop, logger)
 	if err != nil {
 		return err
 	}

@@ -33,7 +33,7 @@ import (
 )
 
 // Options configure the profiles that need them (grading assets fetched from a harness's
-// repository).
+// repository, the options a user sets per family).
 type Options struct {
 	// AssetCache is the directory grading assets are cached in; "" is swebench-run/assets under
 	// the HuggingFace hub cache (dataset.LoadOptions.HubCacheDir).
@@ -42,12 +42,9 @@ type Options struct {
 	Offline bool
 	// HTTP downloads assets; nil: a client with timeouts.
 	HTTP *http.Client
-	// ProScripts is a local folder of SWE-bench Pro's run_scripts/<instance_id>/ (the harness's
-	// --scripts_dir) used instead of the files of the pinned commit; "" downloads those.
-	ProScripts string
-	// PythonImage is the image SWE-bench-Live's Python log parsers run in; "" is
-	// live.DefaultPythonImage.
-	PythonImage string
+	// Settings are the families' options (the run config's families section, DecodeSettings);
+	// the zero value is every family's defaults.
+	Settings Settings
 }
 
 // Registry holds every profile.
@@ -62,10 +59,12 @@ func New(o Options) *Registry {
 		o.AssetCache = filepath.Join(hub.HubCacheDir(), "swebench-run", "assets")
 	}
 	assets := &family.AssetStore{Dir: o.AssetCache, Offline: hub.IsOffline(), HTTP: o.HTTP}
+	proOpts := o.Settings.Pro
+	proOpts.Assets = assets
 	return &Registry{profiles: []family.Profile{
-		pro.New(pro.Options{Assets: assets, ScriptsDir: o.ProScripts}),
+		pro.New(proOpts),
 		multiswebench.Profile{},
-		live.New(live.Options{PythonImage: o.PythonImage}),
+		live.New(o.Settings.Live),
 		gym.Profile{},
 		rebenchv2.Profile{},
 		polybench.Profile{},
