@@ -120,7 +120,9 @@ func setColumn(inst *Instance, name string, v any) error {
 	case "hints_text":
 		dst = &inst.HintsText
 	case "created_at":
-		// SWE-rebench-V2 stores creation times as numbers (epoch milliseconds): keep their text.
+		// Some exports store times as numbers (pandas writes datetimes to JSON as epoch
+		// milliseconds; parquet timestamps are integers): keep a number's literal text, as for
+		// version; what it means is the row's family's to read.
 		if n, ok := numberText(v); ok {
 			inst.CreatedAt = n
 			return nil
