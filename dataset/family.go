@@ -24,7 +24,7 @@ type Family interface {
 }
 
 // EvalValidator is implemented by families whose rows may lack what ValidateForEval asks of every
-// row (SWE-bench-Live's tasks before validation have no FAIL_TO_PASS or PASS_TO_PASS) and whose
+// row (a task published before its validation has no FAIL_TO_PASS or PASS_TO_PASS) and whose
 // grader says itself, naming its harness's rule, what grading such a row needs: with
 // LoadOptions.RequireEval, Load checks the family's rows with the family's ValidateForEval
 // instead of Instance.ValidateForEval.

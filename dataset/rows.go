@@ -134,7 +134,7 @@ func setColumn(inst *Instance, name string, v any) error {
 		dst = &inst.EvalScript
 	case "log_parser":
 		// Kept raw in Extra too: a family whose harness reads another column only when this one
-		// is absent (SWE-bench-Live's parser) tells an empty column from none by it.
+		// is absent (a parser column) tells an empty column from none by it.
 		inst.setExtra(name, v)
 		dst = &inst.LogParser
 	case "eval_type":
