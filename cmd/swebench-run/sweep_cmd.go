@@ -71,8 +71,8 @@ Cost limits hold across resumes: max_cost for the whole sweep, and per model (ov
 At the end the sweep writes compare.json and compare.md (the cells compared dataset by dataset,
 repeats grouped by model, against the baseline model when given, and pooled over the datasets)
 and, with evaluation, appends one line per cell to the history file beside the sweep folders,
-which 'compare --history' reads. Rerunning the same command
-resumes the sweep; a changed matrix is refused unless --force.
+which 'compare --history' reads. Rerunning the same command resumes the sweep; a changed matrix
+is refused unless --force.
 
 Flags override the sweep file; without a file, --model and --split make the matrix.`,
 		Example: `  # tonight's sweep from its file (its keys: docs/sweeps.md)
