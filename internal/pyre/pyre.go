@@ -1,10 +1,9 @@
 // Package pyre gives Go's regexp the meaning of Python re patterns: the action regexes of
-// mini-swe-agent configs (matched with re.DOTALL) and the SWE-bench harness's log parsers.
+// mini-swe-agent configs (matched with re.DOTALL) and the harnesses' log parsers.
 package pyre
 
 import (
 	"fmt"
-	"regexp"
 	"strings"
 )
 
@@ -16,20 +15,41 @@ const (
 )
 
 // Compile compiles a mini-swe-agent action regex, written for Python's re module and
-// matched with re.DOTALL, into an equivalent Go regexp: "." matches newlines, \s \S \d \D \w \W
-// are Unicode classes as in Python, \Z is the end of the text. Python features RE2 lacks
+// matched with re.DOTALL: "." matches newlines, \s \S \d \D \w \W are Unicode classes and \b
+// \B Unicode word boundaries as in Python, \Z is the end of the text. Python features RE2 lacks
 // (lookarounds, backreferences) are an error naming the pattern.
-func Compile(expr string) (*regexp.Regexp, error) {
-	re, err := regexp.Compile("(?s)" + Translate(expr))
+func Compile(expr string) (*Regexp, error) {
+	re, err := compile("(?s)" + Translate(expr))
 	if err != nil {
 		return nil, fmt.Errorf("action_regex %q: %w (Go's RE2 has no lookarounds or backreferences)", expr, err)
 	}
 	return re, nil
 }
 
+// Pattern compiles a Python (str) pattern with the flags written in it ((?m) for re.MULTILINE,
+// (?s) for re.DOTALL, (?i) for re.IGNORECASE): Translate's classes, with \b and \B Python's
+// Unicode word boundaries.
+func Pattern(expr string) (*Regexp, error) {
+	re, err := compile(Translate(expr))
+	if err != nil {
+		return nil, fmt.Errorf("pattern %q: %w", expr, err)
+	}
+	return re, nil
+}
+
+// MustPattern is Pattern for the patterns of a program's own source: it panics on an error.
+func MustPattern(expr string) *Regexp {
+	re, err := Pattern(expr)
+	if err != nil {
+		panic(err)
+	}
+	return re
+}
+
 // Translate rewrites a Python (str) pattern for Go's regexp: \s \S \d \D \w \W become the
-// Unicode classes Python gives them (RE2's are ASCII), \Z the end of the text, and a ']' right
-// after '[' or '[^' a literal member. Flags are the caller's.
+// Unicode classes Python gives them (RE2's are ASCII), \Z the end of the text, \b in a class
+// the backspace, and a ']' right after '[' or '[^' a literal member. Flags are the caller's.
+// \b and \B keep RE2's ASCII meaning in the result: compile with Pattern for Python's.
 func Translate(expr string) string {
 	var b strings.Builder
 	inClass := false
@@ -69,6 +89,12 @@ func Translate(expr string) string {
 				}
 			case 'Z':
 				b.WriteString(`\z`)
+			case 'b':
+				if inClass {
+					b.WriteString(`\x08`)
+				} else {
+					b.WriteString(`\b`)
+				}
 			default:
 				b.WriteByte('\\')
 				b.WriteByte(n)
@@ -96,7 +122,7 @@ func Translate(expr string) string {
 
 // FindAll returns what Python's re.findall returns for a pattern with at most one group: the
 // group of every match (the whole match without a group), unstripped.
-func FindAll(re *regexp.Regexp, s string) []string {
+func FindAll(re *Regexp, s string) []string {
 	found := []string{}
 	for _, m := range re.FindAllStringSubmatch(s, -1) {
 		if len(m) > 1 {
