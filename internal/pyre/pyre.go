@@ -4,7 +4,10 @@ package pyre
 
 import (
 	"fmt"
+	"sort"
 	"strings"
+	"sync"
+	"unicode"
 )
 
 // Python's str patterns give \s, \d and \w their Unicode meaning; RE2's are ASCII. These sets
@@ -47,7 +50,7 @@ func MustPattern(expr string) *Regexp {
 }
 
 // Translate rewrites a Python (str) pattern for Go's regexp: \s \S \d \D \w \W become the
-// Unicode classes Python gives them (RE2's are ASCII), \Z the end of the text, \b in a class
+// Unicode classes Python gives them (RE2's are ASCII), also inside a class, \Z the end of the text, \b in a class
 // the backspace, and a ']' right after '[' or '[^' a literal member. Flags are the caller's.
 // \b and \B keep RE2's ASCII meaning in the result: compile with Pattern for Python's.
 func Translate(expr string) string {
@@ -67,7 +70,7 @@ func Translate(expr string) string {
 				}
 			case 'S':
 				if inClass {
-					b.WriteString(`\S`) // a negated set inside a class has no RE2 spelling
+					b.WriteString(notPySpace()) // RE2 has no negated set inside a class
 				} else {
 					b.WriteString("[^" + pySpaceSet + "]")
 				}
@@ -83,7 +86,7 @@ func Translate(expr string) string {
 				}
 			case 'W':
 				if inClass {
-					b.WriteString(`\W`)
+					b.WriteString(notPyWord())
 				} else {
 					b.WriteString("[^" + pyWordSet + "]")
 				}
@@ -116,6 +119,52 @@ func Translate(expr string) string {
 		default:
 			b.WriteByte(c)
 		}
+	}
+	return b.String()
+}
+
+// notPySpace and notPyWord are the members of a class that \S and \W stand for inside a class
+// ([^\S\r\n]: the spaces but \r and \n), spelt as the ranges of code points outside \s and \w.
+var (
+	notPySpace = sync.OnceValue(func() string {
+		return complementRanges(&unicode.RangeTable{R16: []unicode.Range16{{Lo: '\t', Hi: '\r', Stride: 1}, {Lo: 0x1c, Hi: 0x20, Stride: 1}, {Lo: 0x85, Hi: 0x85, Stride: 1}}}, unicode.Z)
+	})
+	notPyWord = sync.OnceValue(func() string {
+		return complementRanges(&unicode.RangeTable{R16: []unicode.Range16{{Lo: '_', Hi: '_', Stride: 1}}}, unicode.L, unicode.N)
+	})
+)
+
+// complementRanges spells the code points in none of the tables as class members.
+func complementRanges(tables ...*unicode.RangeTable) string {
+	var in [][2]rune
+	add := func(lo, hi, stride rune) {
+		if stride == 1 {
+			in = append(in, [2]rune{lo, hi})
+			return
+		}
+		for r := lo; r <= hi; r += stride {
+			in = append(in, [2]rune{r, r})
+		}
+	}
+	for _, t := range tables {
+		for _, r := range t.R16 {
+			add(rune(r.Lo), rune(r.Hi), rune(r.Stride))
+		}
+		for _, r := range t.R32 {
+			add(rune(r.Lo), rune(r.Hi), rune(r.Stride))
+		}
+	}
+	sort.Slice(in, func(i, j int) bool { return in[i][0] < in[j][0] })
+	var b strings.Builder
+	next := rune(0) // the first code point not yet known to be in a table
+	for _, r := range in {
+		if r[0] > next {
+			fmt.Fprintf(&b, `\x{%x}-\x{%x}`, next, r[0]-1)
+		}
+		next = max(next, r[1]+1)
+	}
+	if next <= unicode.MaxRune {
+		fmt.Fprintf(&b, `\x{%x}-\x{%x}`, next, unicode.MaxRune)
 	}
 	return b.String()
 }

@@ -1,4 +1,5 @@
-"""Writes cpython.json: what CPython's re returns for patterns with \\b and \\B.
+"""Writes cpython.json: what CPython's re returns for patterns with \\b and \\B, and with \\S and
+\\W inside a class.
 
 Ours (stdlib only). Run with the Python whose re the expectations come from (they were
 generated with CPython 3.11):
@@ -31,9 +32,19 @@ TEXTS = [
 GENERIC = [
     r"\b", r"\B", r"\b\w", r"\w\b", r"\B\w", r"\w\B", r"\b\w+\b", r"\w+\b", r"\b\w+",
     r"\B\w+\B", r"x\b", r"\bx", r"\Bx", r"x\B", r".\b.", r".\B.", r"(\w*)\b(\W*)",
-    r"(?:\b|_)x", r"[\b]", r"^\b", r"\b\Z", r"(?m)\b$", r"(?i)\bSS?\b",
+    r"(?:\b|_)x", r"\b(?P<w>[^\W\d]+)\b", r"[\b]", r"^\b", r"\b\Z", r"(?m)\b$", r"(?i)\bSS?\b",
     r"(?i)\bgrösse\b|\bGRÖSSE\b|\bgröße\b", r"\b\d+\b", r"(?s)\b.\b", r"(a|\b)+?x",
     r"(?:\B|\b)y",
+]
+
+# \S and \W inside a class: Python's Unicode sets, negated within the class.
+CLASSES = [
+    r"[^\S\r\n]+", r"[\S]+", r"[\W]+", r"[^\W\d]+", r"[^\W_]+", r"[\w\W]", r"(?i)[^\W\d]+",
+    r"[\S\s]+", r"[^\s\S]", r"x[\W\d]+",
+]
+CLASS_TEXTS = [
+    "a \t\v\f\r\n\x1c\x1f\x85\u00a0\u2028\u3000b", "Größe ٣_x", "a\u0301\u203f-b", "漢字 1²",
+    "\u00a0\u00a0x", "x\u2007\u200b y", "",
 ]
 
 # The patterns of the ports that hold \b, as the Go source writes them (flags inline), with the
@@ -111,6 +122,12 @@ REAL = {
     ],
     # line 1762 (phpInlineSkipped)
     r"(?i)\(skipped\)|\bSKIPPED\b": ["skippedö", "it (skipped)", "öskipped", "x skipped ö"],
+    # SWE-bench harness/log_parsers/javascript.py parse_log_chart_js, eval/logparse/javascript.go
+    r"(?m)Chrome\s[\d\.]+[^\S\r\n]\(.+?\)[^\S\r\n](.*)FAILED$": [
+        "Chrome 120.0 (Linux) a test FAILED", "Chrome 120.0\u00a0(Linux)\u00a0a test FAILED",
+        "Chrome 1.2\v(x)\vy FAILED", "Chrome 1.2\r(x) y FAILED\nChrome 1.3 (x) z FAILED",
+        "Chrome 1.2 (x)\u2003größe FAILED",
+    ],
 }
 
 
@@ -140,6 +157,7 @@ def group(pattern, texts):
 
 def main():
     groups = [group(p, TEXTS) for p in GENERIC]
+    groups += [group(p, CLASS_TEXTS + TEXTS[:20]) for p in CLASSES]
     groups += [group(p, texts + TEXTS[:12]) for p, texts in REAL.items()]
     origin = "CPython %s re (internal/pyre/testdata/cpython.py)" % sys.version.split()[0]
     sys.stdout.write('{"origin": %s, "patterns": [\n' % json.dumps(origin))
