@@ -43,6 +43,21 @@ func asciiBoundariesHold(s string) bool {
 	return true
 }
 
+// lazyContext is the position between r1 and r2, whose assertions are worked out when an
+// instruction asks.
+type lazyContext struct {
+	r1, r2 rune
+	op     syntax.EmptyOp
+	done   bool
+}
+
+func (c *lazyContext) get(v *vm) syntax.EmptyOp {
+	if !c.done {
+		c.op, c.done = v.context(c.r1, c.r2), true
+	}
+	return c.op
+}
+
 // context is the zero-width assertions that hold between r1 and r2 (-1: the start or the end
 // of the text), as syntax.EmptyOpContext but with v's word characters.
 func (v *vm) context(r1, r2 rune) syntax.EmptyOp {
@@ -195,10 +210,10 @@ func (m *machine) run(s string, pos int) bool {
 			if len(m.matchcap) > 0 {
 				m.matchcap[0] = pos
 			}
-			m.add(runq, uint32(v.prog.Start), pos, m.matchcap, v.context(prev, r), nil)
+			m.add(runq, uint32(v.prog.Start), pos, m.matchcap, &lazyContext{r1: prev, r2: r}, nil)
 		}
 		next, nextWidth := runeAt(s, pos+width)
-		m.step(runq, nextq, pos, pos+width, r, v.context(r, next))
+		m.step(runq, nextq, pos, pos+width, r, &lazyContext{r1: r, r2: next})
 		if width == 0 {
 			break
 		}
@@ -217,7 +232,7 @@ func (m *machine) run(s string, pos int) bool {
 // add follows pc's empty transitions at pos and queues the threads that wait on a rune or match,
 // each with its own copy of cap. The first such thread takes reuse (a slice holding cap's values,
 // or nil) instead of a new one; add returns reuse when no thread took it.
-func (m *machine) add(q *queue, pc uint32, pos int, cap []int, ctx syntax.EmptyOp, reuse []int) []int {
+func (m *machine) add(q *queue, pc uint32, pos int, cap []int, ctx *lazyContext, reuse []int) []int {
 	for {
 		if q.has(pc) {
 			return reuse
@@ -232,7 +247,7 @@ func (m *machine) add(q *queue, pc uint32, pos int, cap []int, ctx syntax.EmptyO
 			reuse = m.add(q, inst.Out, pos, cap, ctx, reuse)
 			pc = inst.Arg
 		case syntax.InstEmptyWidth:
-			if syntax.EmptyOp(inst.Arg)&^ctx != 0 {
+			if syntax.EmptyOp(inst.Arg)&^ctx.get(m.v) != 0 {
 				return reuse
 			}
 			pc = inst.Out
@@ -265,7 +280,7 @@ func (m *machine) add(q *queue, pc uint32, pos int, cap []int, ctx syntax.EmptyO
 
 // step advances the threads of runq over r (the rune at pos, -1 at the end) into nextq, and
 // empties runq. A thread reaching a match ends the threads of lower priority.
-func (m *machine) step(runq, nextq *queue, pos, nextPos int, r rune, nextCtx syntax.EmptyOp) {
+func (m *machine) step(runq, nextq *queue, pos, nextPos int, r rune, nextCtx *lazyContext) {
 	for j := 0; j < len(runq.dense); j++ {
 		t := runq.dense[j].cap // nil for the instructions none of these cases handle
 		if t == nil {
