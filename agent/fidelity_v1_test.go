@@ -27,6 +27,7 @@ import (
 
 	"github.com/swebench-run/swebench-run/agent"
 	"github.com/swebench-run/swebench-run/configs"
+	"github.com/swebench-run/swebench-run/internal/pyre"
 	"github.com/swebench-run/swebench-run/testutil/testenv"
 )
 
@@ -210,7 +211,7 @@ func elided(head, n, tail string) string {
 // v1Script turns a 1.x message list into model replies and command outputs: each assistant
 // message is a reply; the user message after it is a format error (the reply has no single
 // command), a timeout, an observation, or — last — the submission.
-func v1Script(t *testing.T, re *regexp.Regexp, msgs []agent.Message) ([]agent.Reply, []envStep) {
+func v1Script(t *testing.T, re *pyre.Regexp, msgs []agent.Message) ([]agent.Reply, []envStep) {
 	t.Helper()
 	var replies []agent.Reply
 	var steps []envStep

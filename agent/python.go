@@ -2,7 +2,6 @@ package agent
 
 import (
 	"fmt"
-	"regexp"
 	"strconv"
 	"strings"
 
@@ -17,10 +16,10 @@ import (
 // the output dict with Python's str().
 
 // CompilePyRegex compiles a mini-swe-agent action regex (see pyre.Compile).
-func CompilePyRegex(expr string) (*regexp.Regexp, error) { return pyre.Compile(expr) }
+func CompilePyRegex(expr string) (*pyre.Regexp, error) { return pyre.Compile(expr) }
 
 // findAllPy is Python's re.findall for a pattern with at most one group.
-func findAllPy(re *regexp.Regexp, s string) []string { return pyre.FindAll(re, s) }
+func findAllPy(re *pyre.Regexp, s string) []string { return pyre.FindAll(re, s) }
 
 // pyDict is a dict for templates: its keys read as attributes and items, and it prints as
 // Python's str() of a dict with these keys in this order.

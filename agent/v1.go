@@ -4,9 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"regexp"
 	"strings"
 	"time"
+
+	"github.com/swebench-run/swebench-run/internal/pyre"
 )
 
 // The mini-swe-agent 1.x loop, as its DefaultAgent runs it in the last 1.x release (1.17.5),
@@ -147,7 +148,7 @@ func (a *Agent) v1Vars(task string) map[string]any {
 	return vars
 }
 
-func (a *Agent) stepV1(ctx context.Context, task string, re *regexp.Regexp) error {
+func (a *Agent) stepV1(ctx context.Context, task string, re *pyre.Regexp) error {
 	if 0 < a.cfg.StepLimit && a.cfg.StepLimit <= a.stats.APICalls || 0 < a.cfg.CostLimit && a.cfg.CostLimit <= a.stats.Cost {
 		return &v1End{status: StatusLimitsExceeded}
 	}

@@ -3,10 +3,10 @@ package model
 import (
 	"encoding/json"
 	"fmt"
-	"regexp"
 	"strings"
 
 	"github.com/swebench-run/swebench-run/agent"
+	"github.com/swebench-run/swebench-run/internal/pyre"
 )
 
 // DefaultActionRegex matches one fenced ```mswea_bash_command block (mini-swe-agent's text mode).
@@ -19,20 +19,21 @@ const (
 	reasonBadArgsPrefix = "Error parsing tool call arguments: "
 )
 
-// compileActionRegex compiles a text-mode regex with Python's re.DOTALL semantics.
-func compileActionRegex(expr string) (*regexp.Regexp, error) {
+// compileActionRegex compiles a text-mode regex as mini-swe-agent's parse_regex_actions reads
+// it: a Python pattern matched with re.DOTALL (Unicode \s \w \b, internal/pyre).
+func compileActionRegex(expr string) (*pyre.Regexp, error) {
 	if expr == "" {
 		expr = DefaultActionRegex
 	}
-	re, err := regexp.Compile("(?s)" + expr)
+	re, err := pyre.Compile(expr)
 	if err != nil {
-		return nil, fmt.Errorf("model.action_regex %q: %w (the syntax is Go's RE2: no lookarounds or backreferences)", expr, err)
+		return nil, fmt.Errorf("model.%w", err) // model.action_regex "…": …
 	}
 	return re, nil
 }
 
 // parseRegexActions finds the commands in a text reply; exactly one is a valid reply.
-func parseRegexActions(re *regexp.Regexp, content, finishReason string) ([]agent.Action, *agent.FormatError) {
+func parseRegexActions(re *pyre.Regexp, content, finishReason string) ([]agent.Action, *agent.FormatError) {
 	found := []string{}
 	for _, m := range re.FindAllStringSubmatch(content, -1) {
 		s := m[0]

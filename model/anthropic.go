@@ -3,10 +3,10 @@ package model
 import (
 	"encoding/json"
 	"fmt"
-	"regexp"
 	"strings"
 
 	"github.com/swebench-run/swebench-run/agent"
+	"github.com/swebench-run/swebench-run/internal/pyre"
 )
 
 // anthropicWire speaks the Anthropic Messages API (POST /v1/messages), natively.
@@ -24,9 +24,9 @@ type anthropicWire struct {
 	model  string
 	kwargs map[string]any
 	cache  bool
-	textRe *regexp.Regexp // nil: tool use
-	mini1  bool           // mini-swe-agent 1.x: role and content only, no tools, text replies
-	stream bool           // "stream": true in the body (the Anthropic API and Vertex streamRawPredict)
+	textRe *pyre.Regexp // nil: tool use
+	mini1  bool         // mini-swe-agent 1.x: role and content only, no tools, text replies
+	stream bool         // "stream": true in the body (the Anthropic API and Vertex streamRawPredict)
 	// Bedrock and Vertex name the model in the URL and the API version in the body.
 	omitModel bool
 	version   string

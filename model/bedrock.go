@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
-	"regexp"
 	"strings"
 	"time"
 
@@ -17,6 +16,7 @@ import (
 	awsconfig "github.com/aws/aws-sdk-go-v2/config"
 
 	"github.com/swebench-run/swebench-run/agent"
+	"github.com/swebench-run/swebench-run/internal/pyre"
 )
 
 // AWS Bedrock (bedrock/…): Anthropic models through InvokeModel with the Messages body (the
@@ -157,7 +157,7 @@ type converseWire struct {
 	inference  map[string]any // inferenceConfig
 	additional map[string]any // additionalModelRequestFields
 	top        map[string]any // other native top-level fields
-	textRe     *regexp.Regexp
+	textRe     *pyre.Regexp
 	mini1      bool
 }
 

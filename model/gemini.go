@@ -3,10 +3,10 @@ package model
 import (
 	"encoding/json"
 	"fmt"
-	"regexp"
 	"strings"
 
 	"github.com/swebench-run/swebench-run/agent"
+	"github.com/swebench-run/swebench-run/internal/pyre"
 )
 
 // geminiWire speaks Gemini's generateContent, on Google AI Studio (gemini/…, an API key) and
@@ -23,7 +23,7 @@ type geminiWire struct {
 	model  string
 	gen    map[string]any // generationConfig
 	extra  map[string]any // other top-level fields (safetySettings, cachedContent, labels, …)
-	textRe *regexp.Regexp
+	textRe *pyre.Regexp
 	mini1  bool
 }
 

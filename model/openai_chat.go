@@ -4,9 +4,9 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"regexp"
 
 	"github.com/swebench-run/swebench-run/agent"
+	"github.com/swebench-run/swebench-run/internal/pyre"
 )
 
 // openAIWire speaks OpenAI-compatible chat completions (OpenAI, OpenRouter, DeepSeek, Together,
@@ -21,7 +21,7 @@ type openAIWire struct {
 	model      string
 	kwargs     map[string]any
 	cache      bool
-	textRe     *regexp.Regexp // nil: tool calling
+	textRe     *pyre.Regexp // nil: tool calling
 	openRouter bool
 	mini1      bool // mini-swe-agent 1.x: role and content only, no tools, text replies
 	stream     bool // ask for server-sent events (chatAssembler rebuilds the reply)

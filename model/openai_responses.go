@@ -3,10 +3,10 @@ package model
 import (
 	"encoding/json"
 	"fmt"
-	"regexp"
 	"strings"
 
 	"github.com/swebench-run/swebench-run/agent"
+	"github.com/swebench-run/swebench-run/internal/pyre"
 )
 
 // responsesWire speaks the OpenAI Responses API (POST /v1/responses): model_class
@@ -25,7 +25,7 @@ import (
 type responsesWire struct {
 	model  string
 	body   map[string]any // request fields from model_kwargs, translated
-	textRe *regexp.Regexp
+	textRe *pyre.Regexp
 	mini1  bool
 	stream bool
 }

@@ -9,11 +9,11 @@ import (
 	"log/slog"
 	"net/http"
 	"net/url"
-	"regexp"
 	"strings"
 	"time"
 
 	"github.com/swebench-run/swebench-run/agent"
+	"github.com/swebench-run/swebench-run/internal/pyre"
 )
 
 // Provider is the per-run model client, shared by all workers (safe for concurrent use).
@@ -116,7 +116,7 @@ func New(cfg Config, opts Options) (Provider, error) {
 	if err != nil {
 		return nil, err
 	}
-	var re *regexp.Regexp
+	var re *pyre.Regexp
 	if ep.textMode && !cfg.Mini1 {
 		if re, err = compileActionRegex(cfg.ActionRegex); err != nil {
 			return nil, err

@@ -9,10 +9,10 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"regexp"
 	"sync"
 
 	"github.com/swebench-run/swebench-run/agent"
+	"github.com/swebench-run/swebench-run/internal/pyre"
 )
 
 // replayProvider plays back the model turns recorded in trajectories (ours and mini-swe-agent's
@@ -20,7 +20,7 @@ import (
 type replayProvider struct {
 	dir    string
 	budget *Budget
-	textRe *regexp.Regexp
+	textRe *pyre.Regexp
 	mini1  bool // replay text replies unparsed (Config.Mini1)
 }
 
@@ -77,7 +77,7 @@ func (p *replayProvider) ForInstance(instanceID string) (agent.Model, error) {
 }
 
 // parseRecording extracts the model turns of a trajectory.
-func parseRecording(data []byte, textRe *regexp.Regexp) ([]turn, error) {
+func parseRecording(data []byte, textRe *pyre.Regexp) ([]turn, error) {
 	var traj struct {
 		Messages []map[string]any `json:"messages"`
 	}
@@ -159,7 +159,7 @@ func recordedUsage(extra map[string]any) agent.Usage {
 	return anthropicUsage(resp)
 }
 
-func assistantTurn(m agent.Message, extra map[string]any, textRe *regexp.Regexp) (turn, error) {
+func assistantTurn(m agent.Message, extra map[string]any, textRe *pyre.Regexp) (turn, error) {
 	t := turn{cost: floatOf(extra["cost"]), usage: recordedUsage(extra)}
 	msg := agent.Message(deepCopy(map[string]any(m)).(map[string]any))
 	delete(msg, "extra")

@@ -4,9 +4,10 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
-	"regexp"
 	"sort"
 	"strings"
+
+	"github.com/swebench-run/swebench-run/internal/pyre"
 )
 
 // modelKwargs is model.model_kwargs split into what goes into the request body and what
@@ -94,7 +95,7 @@ func (kw modelKwargs) unsupported(api string, keys []string) error {
 
 type wireOptions struct {
 	cache  bool
-	textRe *regexp.Regexp // nil: tool calling
+	textRe *pyre.Regexp // nil: tool calling
 	mini1  bool
 }
 

@@ -10,13 +10,13 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
-	"regexp"
 	"strings"
 	"testing"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 
 	"github.com/swebench-run/swebench-run/agent"
+	"github.com/swebench-run/swebench-run/internal/pyre"
 	"github.com/swebench-run/swebench-run/testutil/providertest"
 )
 
@@ -370,7 +370,7 @@ func TestResponsesTrajectoryShape(t *testing.T) {
 	if !reflect.DeepEqual(user, wantUser) {
 		t.Errorf("format error = %v, want %v", user, wantUser)
 	}
-	text, err := newResponsesWire("gpt-5", modelKwargs{body: map[string]any{}}, wireOptions{textRe: regexp.MustCompile("(?s)```bash\\n(.*?)\\n```")})
+	text, err := newResponsesWire("gpt-5", modelKwargs{body: map[string]any{}}, wireOptions{textRe: pyre.MustPattern("(?s)```bash\\n(.*?)\\n```")})
 	if err != nil {
 		t.Fatal(err)
 	}

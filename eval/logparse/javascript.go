@@ -2,9 +2,9 @@ package logparse
 
 import (
 	"fmt"
-	"regexp"
 	"strings"
 
+	"github.com/swebench-run/swebench-run/internal/pyre"
 	"github.com/swebench-run/swebench-run/internal/pytext"
 )
 
@@ -46,7 +46,7 @@ var (
 func parseCalypso(log, _ string) (*Map, error) {
 	m := NewMap()
 	var suite []suiteEntry
-	name := func(re *regexp.Regexp, line string) (string, error) {
+	name := func(re *pyre.Regexp, line string) (string, error) {
 		g := re.FindStringSubmatch(line)
 		if g == nil {
 			return "", fmt.Errorf("calypso log: result line %q is not in the expected form (indented, optional (Nms) at the end)", line)
@@ -219,7 +219,7 @@ func parseP5js(log, _ string) (*Map, error) {
 }
 
 var jestSummaryPatterns = []struct {
-	re     *regexp.Regexp
+	re     *pyre.Regexp
 	status string
 }{
 	{pytext.Re(`^PASS\s(.*)\s\([\d\.]+ms\)`), Passed},

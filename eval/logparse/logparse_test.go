@@ -244,6 +244,12 @@ func TestOtherLanguageParsers(t *testing.T) {
 after`, want: []st{{"parse > numbers", "PASSED"}, {"parse > strings", "FAILED"}, {"parse > nothing checked", "PASSED"}}},
 		{name: "doctest without report", parser: "parse_log_doctest", log: "no xml", want: nil},
 		{name: "doctest malformed report", parser: "parse_log_doctest", log: "<doctest><TestCase></doctest>", wantErr: "XML"},
+		// ElementTree (CPython 3.11, expat) refuses a duplicate attribute: the harness's
+		// ET.fromstring raises ParseError.
+		{name: "doctest report with a duplicate attribute", parser: "parse_log_doctest", log: `<doctest><TestCase name="a" name="b"><SubCase name="s"/></TestCase></doctest>`, wantErr: "duplicate attribute"},
+		// and normalises a tab in an attribute value to a space.
+		{name: "doctest report with a tab in a name", parser: "parse_log_doctest", log: "<doctest><TestCase name=\"a\tb\"><SubCase name=\"s\"/></TestCase></doctest>",
+			want: []st{{"a b > s", "PASSED"}}},
 	}
 	runParserCases(t, cases)
 }

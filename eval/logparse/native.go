@@ -1,10 +1,7 @@
 package logparse
 
 import (
-	"encoding/xml"
-	"errors"
 	"fmt"
-	"io"
 	"strings"
 
 	"github.com/swebench-run/swebench-run/internal/pytext"
@@ -59,71 +56,6 @@ func parseJq(log, _ string) (*Map, error) {
 	return m, nil
 }
 
-type xmlNode struct {
-	name     string
-	attrs    map[string]string
-	children []*xmlNode
-}
-
-func parseXML(s string) (*xmlNode, error) {
-	d := xml.NewDecoder(strings.NewReader(s))
-	var stack []*xmlNode
-	var root *xmlNode
-	for {
-		tok, err := d.Token()
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		if err != nil {
-			return nil, err
-		}
-		switch t := tok.(type) {
-		case xml.StartElement:
-			n := &xmlNode{name: t.Name.Local, attrs: map[string]string{}}
-			for _, a := range t.Attr {
-				n.attrs[a.Name.Local] = a.Value
-			}
-			if len(stack) > 0 {
-				p := stack[len(stack)-1]
-				p.children = append(p.children, n)
-			} else if root == nil {
-				root = n
-			}
-			stack = append(stack, n)
-		case xml.EndElement:
-			stack = stack[:len(stack)-1]
-		}
-	}
-	if root == nil {
-		return nil, errors.New("no root element")
-	}
-	return root, nil
-}
-
-// descendants returns the elements named name below n, in document order (ElementTree's
-// findall(".//name")).
-func (n *xmlNode) descendants(name string) []*xmlNode {
-	var out []*xmlNode
-	var walk func(*xmlNode)
-	walk = func(p *xmlNode) {
-		for _, c := range p.children {
-			if c.name == name {
-				out = append(out, c)
-			}
-			walk(c)
-		}
-	}
-	walk(n)
-	return out
-}
-
-func (n *xmlNode) attr(name string) string {
-	if v, ok := n.attrs[name]; ok {
-		return v
-	}
-	return "None" // Python formats a missing attribute (None) this way
-}
-
 // parseDoctest reads the XML report of a doctest binary run with -s -r=xml: one test per SubCase,
 // named "<TestCase> > <SubCase>", passed when all its Expressions succeeded.
 func parseDoctest(log, _ string) (*Map, error) {
@@ -137,16 +69,17 @@ func parseDoctest(log, _ string) (*Map, error) {
 		// The harness's slice then runs to len(log)-1+len(tag): it drops the log's last character.
 		return nil, fmt.Errorf("doctest log: <doctest> report is not closed by </doctest>")
 	}
-	root, err := parseXML(log[start : start+end+len("</doctest>")])
+	// ElementTree.fromstring: a report expat refuses raises ParseError in the harness.
+	root, err := pytext.ParseXML(log[start : start+end+len("</doctest>")])
 	if err != nil {
 		return nil, fmt.Errorf("doctest log: XML report: %w", err)
 	}
-	for _, tc := range root.descendants("TestCase") {
-		for _, sc := range tc.descendants("SubCase") {
-			name := tc.attr("name") + " > " + sc.attr("name")
+	for _, tc := range root.Iter("TestCase") {
+		for _, sc := range tc.Iter("SubCase") {
+			name := tc.GetStr("name") + " > " + sc.GetStr("name")
 			passed := true
-			for _, e := range sc.descendants("Expression") {
-				if e.attrs["success"] != "true" {
+			for _, e := range sc.Iter("Expression") {
+				if e.GetOr("success", "") != "true" {
 					passed = false
 				}
 			}

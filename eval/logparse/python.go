@@ -2,9 +2,9 @@ package logparse
 
 import (
 	"fmt"
-	"regexp"
 	"strings"
 
+	"github.com/swebench-run/swebench-run/internal/pyre"
 	"github.com/swebench-run/swebench-run/internal/pytext"
 )
 
@@ -176,7 +176,7 @@ func parseSympy(log, _ string) (*Map, error) {
 	return m, nil
 }
 
-var djangoInterrupted = []*regexp.Regexp{
+var djangoInterrupted = []*pyre.Regexp{
 	pytext.Re(`(?m)^(.*?)\s\.\.\.\sTesting against Django installed in ((?s:.*?)) silenced\)\.\nok$`),
 	pytext.Re(`(?m)^(.*?)\s\.\.\.\sInternal Server Error: \/(.*)\/\nok$`),
 	pytext.Re(`(?m)^(.*?)\s\.\.\.\sSystem check identified no issues \(0 silenced\)\nok$`),

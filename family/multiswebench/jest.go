@@ -2,8 +2,8 @@ package multiswebench
 
 import (
 	"fmt"
-	"regexp"
 
+	"github.com/swebench-run/swebench-run/internal/pyre"
 	"github.com/swebench-run/swebench-run/internal/pytext"
 )
 
@@ -18,7 +18,7 @@ import (
 // describe blocks). A test line before any suite line makes the log unreadable, as the harness
 // raises on it.
 type jestSuites struct {
-	passSuite, failSuite, passTest, failTest *regexp.Regexp
+	passSuite, failSuite, passTest, failTest *pyre.Regexp
 }
 
 func (j jestSuites) parse(log string, _ int) (*TestResult, error) {

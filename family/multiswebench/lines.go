@@ -1,8 +1,7 @@
 package multiswebench
 
 import (
-	"regexp"
-
+	"github.com/swebench-run/swebench-run/internal/pyre"
 	"github.com/swebench-run/swebench-run/internal/pytext"
 )
 
@@ -13,7 +12,7 @@ import (
 // another) makes the log unreadable, as it does in the harness.
 type lineRules struct {
 	lower            bool // lower-case each line first
-	pass, fail, skip []*regexp.Regexp
+	pass, fail, skip []*pyre.Regexp
 }
 
 func (l lineRules) parse(log string, _ int) (*TestResult, error) {
@@ -24,7 +23,7 @@ func (l lineRules) parse(log string, _ int) (*TestResult, error) {
 			line = pyLower(line)
 		}
 		for _, r := range []struct {
-			res []*regexp.Regexp
+			res []*pyre.Regexp
 			set nameSet
 		}{{l.pass, passed}, {l.fail, failed}, {l.skip, skipped}} {
 			for _, re := range r.res {
@@ -37,16 +36,16 @@ func (l lineRules) parse(log string, _ int) (*TestResult, error) {
 	return newTestResult(passed, failed, skipped)
 }
 
-func res(patterns ...string) []*regexp.Regexp {
-	out := make([]*regexp.Regexp, len(patterns))
+func res(patterns ...string) []*pyre.Regexp {
+	out := make([]*pyre.Regexp, len(patterns))
 	for i, p := range patterns {
 		out[i] = pytext.Re(p)
 	}
 	return out
 }
 
-func resI(patterns ...string) []*regexp.Regexp {
-	out := make([]*regexp.Regexp, len(patterns))
+func resI(patterns ...string) []*pyre.Regexp {
+	out := make([]*pyre.Regexp, len(patterns))
 	for i, p := range patterns {
 		out[i] = pyReI(p)
 	}

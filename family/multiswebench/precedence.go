@@ -1,9 +1,9 @@
 package multiswebench
 
 import (
-	"regexp"
 	"strings"
 
+	"github.com/swebench-run/swebench-run/internal/pyre"
 	"github.com/swebench-run/swebench-run/internal/pytext"
 )
 
@@ -13,7 +13,7 @@ import (
 // tried against the pass patterns, then the failure patterns, then the skip patterns.
 type precedenceRules struct {
 	strip            bool
-	pass, fail, skip []*regexp.Regexp
+	pass, fail, skip []*pyre.Regexp
 	policy           precedence
 	// name maps a matched name to the name recorded (go test's parent test); the rules look the
 	// matched name up, not the recorded one, as the harness does.

@@ -2,7 +2,6 @@ package multiswebench
 
 import (
 	"math/big"
-	"regexp"
 	"strings"
 	"unicode"
 
@@ -36,13 +35,13 @@ func pyLower(s string) string {
 }
 
 // pyReI is pytext.Re with re.IGNORECASE.
-func pyReI(pattern string) *regexp.Regexp {
-	return regexp.MustCompile("(?i)" + pyre.Translate(pattern))
+func pyReI(pattern string) *pyre.Regexp {
+	return pytext.Re("(?i)" + pattern)
 }
 
 // pyMatch is Python's pattern.match(s): a match that starts at the beginning of s (the leftmost
 // match, when it starts at 0, is the one Python's anchored search finds), or nil.
-func pyMatch(re *regexp.Regexp, s string) []string {
+func pyMatch(re *pyre.Regexp, s string) []string {
 	loc := re.FindStringSubmatchIndex(s)
 	if loc == nil || loc[0] != 0 {
 		return nil

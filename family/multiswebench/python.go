@@ -2,9 +2,9 @@ package multiswebench
 
 import (
 	"fmt"
-	"regexp"
 	"strings"
 
+	"github.com/swebench-run/swebench-run/internal/pyre"
 	"github.com/swebench-run/swebench-run/internal/pytext"
 )
 
@@ -120,7 +120,7 @@ func (p pytestLines) parse(log string, _ int) (*TestResult, error) {
 type djangoRunner struct{}
 
 var (
-	djangoSplit = []*regexp.Regexp{
+	djangoSplit = []*pyre.Regexp{
 		pytext.Re(`(?m)^(.*?)\s\.\.\.\sTesting against Django installed in ((?s:.*?)) silenced\)\.\nok$`),
 		pytext.Re(`(?m)^(.*?)\s\.\.\.\sInternal Server Error: /(.*)/\nok$`),
 		pytext.Re(`(?m)^(.*?)\s\.\.\.\sSystem check identified no issues \(0 silenced\)\nok$`),

@@ -1,9 +1,9 @@
 package polybench
 
 import (
-	"regexp"
 	"strings"
 
+	"github.com/swebench-run/swebench-run/internal/pyre"
 	"github.com/swebench-run/swebench-run/internal/pytext"
 )
 
@@ -54,7 +54,7 @@ func parseJava(log string) *Results {
 }
 
 // replaceFirstN is Python's re.sub(pattern, repl, s, count=n).
-func replaceFirstN(re *regexp.Regexp, s, repl string, n int) string {
+func replaceFirstN(re *pyre.Regexp, s, repl string, n int) string {
 	var b strings.Builder
 	last := 0
 	for _, loc := range re.FindAllStringIndex(s, n) {

@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/swebench-run/swebench-run/internal/pyre"
 	"github.com/swebench-run/swebench-run/internal/pytext"
 )
 
@@ -81,7 +82,7 @@ func ParserFor(repo string) (Parser, string, error) {
 // start to the last "}" before the first "Container exited" line that follows it (with no such
 // line, the log up to its last character but one, as Python's s[i:-1] is). ok is false when there
 // is no start, no "}" or no valid JSON — the harness's caught exceptions.
-func jsonAfter(log string, start *regexp.Regexp) (any, bool) {
+func jsonAfter(log string, start *pyre.Regexp) (any, bool) {
 	loc := start.FindStringIndex(log)
 	if loc == nil {
 		return nil, false
@@ -101,7 +102,7 @@ func jsonAfter(log string, start *regexp.Regexp) (any, bool) {
 
 // jsonUntilInterrupted cuts a Jest report from its start to the first `"wasInterrupted":true}` or
 // `…false}` after it.
-func jsonUntilInterrupted(log string, start *regexp.Regexp) (any, bool) {
+func jsonUntilInterrupted(log string, start *pyre.Regexp) (any, bool) {
 	loc := start.FindStringIndex(log)
 	if loc == nil {
 		return nil, false

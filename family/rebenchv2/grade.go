@@ -2,7 +2,6 @@ package rebenchv2
 
 import (
 	"fmt"
-	"regexp"
 	"sort"
 	"strings"
 	"unicode/utf8"
@@ -10,6 +9,7 @@ import (
 	"github.com/swebench-run/swebench-run/dataset"
 	"github.com/swebench-run/swebench-run/eval/logparse"
 	"github.com/swebench-run/swebench-run/family/rebench"
+	"github.com/swebench-run/swebench-run/internal/pyre"
 	"github.com/swebench-run/swebench-run/internal/pytext"
 )
 
@@ -125,8 +125,8 @@ var timingSuffixes = []string{
 	`(?i)\s*\(\s*\d+(?:\.\d+)?\s*(?:ms|s)\s*\)\s*$`, // " (1.234s)"
 }
 
-var timingRes = func() []*regexp.Regexp {
-	out := make([]*regexp.Regexp, len(timingSuffixes))
+var timingRes = func() []*pyre.Regexp {
+	out := make([]*pyre.Regexp, len(timingSuffixes))
 	for i, p := range timingSuffixes {
 		out[i] = pytext.Re(p)
 	}

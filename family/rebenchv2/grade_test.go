@@ -123,6 +123,26 @@ func TestNormalizeName(t *testing.T) {
 	}
 }
 
+// TestNormalizeNameUnicode: what the harness's _normalize_test_name (scripts/eval.py at
+// SWE-rebench/SWE-rebench-V2@c71902a8, run on these names) returns where " in N sec" is followed
+// by a word character outside ASCII (Python's \b sees none there) or by a combining mark (it
+// sees one).
+func TestNormalizeNameUnicode(t *testing.T) {
+	for in, want := range map[string]string{
+		"Größe in 29 msec":        "Größe",
+		"Größe in 29 msecé":       "Größe in 29 msecé",
+		"a in 3 sec和 b in 4 msec": "a in 3 sec和 b",
+		"x in ٢٩ sec":             "x",
+		"x in 1 secs":             "x in 1 secs",
+		"x in 2 sec_ y in 3 SEC":  "x in 2 sec_ y",
+		"x in 1 sec\u0301":        "x\u0301",
+	} {
+		if got := NormalizeName(in); got != want {
+			t.Errorf("NormalizeName(%q) = %q, want %q (the harness's)", in, got, want)
+		}
+	}
+}
+
 // TestGradeNormalizes: names that differ only by a timing match, on both sides, and names that
 // become equal keep the status of the later one.
 func TestGradeNormalizes(t *testing.T) {

@@ -1,12 +1,12 @@
 package rebenchv2
 
 import (
-	"regexp"
 	"sort"
 	"strconv"
 	"strings"
 
 	"github.com/swebench-run/swebench-run/eval/logparse"
+	"github.com/swebench-run/swebench-run/internal/pyre"
 	"github.com/swebench-run/swebench-run/internal/pytext"
 )
 
@@ -70,7 +70,7 @@ func parseHaskell(log, _ string) (*logparse.Map, error) {
 			continue
 		}
 		rules := []struct {
-			re     *regexp.Regexp
+			re     *pyre.Regexp
 			status string
 			keep   bool
 		}{

@@ -1,10 +1,10 @@
 package rebenchv2
 
 import (
-	"regexp"
 	"strings"
 
 	"github.com/swebench-run/swebench-run/eval/logparse"
+	"github.com/swebench-run/swebench-run/internal/pyre"
 	"github.com/swebench-run/swebench-run/internal/pytext"
 )
 
@@ -69,7 +69,7 @@ var (
 // mochaRule is one line form of a Mocha-style parser: the status it gives and whether an earlier
 // status of the same test wins.
 type mochaRule struct {
-	re     *regexp.Regexp
+	re     *pyre.Regexp
 	status string
 	keep   bool // setdefault: a pass never overrides a failure or skip
 	rstrip bool // the name is right-stripped before its timing is removed

@@ -1,10 +1,10 @@
 package rebenchv2
 
 import (
-	"regexp"
 	"strings"
 
 	"github.com/swebench-run/swebench-run/eval/logparse"
+	"github.com/swebench-run/swebench-run/internal/pyre"
 	"github.com/swebench-run/swebench-run/internal/pytext"
 )
 
@@ -118,15 +118,15 @@ var (
 	phpTimingWide   = pytext.Re(`\s{2,}\d+(?:\.\d+)?s\s*$`)
 	phpTimingNarrow = pytext.Re(`\s+\d+(?:\.\d+)?s\s*$`)
 	phpSuiteFail    = pytext.Re(`(?i)^\s*FAIL(?:ED)?\s+(?P<name>\S.+)$`)
-	phpFail         = []*regexp.Regexp{
+	phpFail         = []*pyre.Regexp{
 		pytext.Re(`(?i)^\s*(?:` + crossMark + `|x)\s+(?P<name>.+?)\s{2,}\d+\.?\d*s\b.*$`),
 		pytext.Re(`(?i)^\s*(?:` + crossMark + `|x)\s+(?P<name>.+?)\s*$`),
 	}
-	phpSkip = []*regexp.Regexp{
+	phpSkip = []*pyre.Regexp{
 		pytext.Re(`^\s*-\s+(?P<name>.+?)\s{2,}\d+\.?\d*s\b.*$`),
 		pytext.Re(`^\s*-\s+(?P<name>.+?)\s*$`),
 	}
-	phpPass = []*regexp.Regexp{
+	phpPass = []*pyre.Regexp{
 		pytext.Re(`^\s*(?:✓|✔)\s+(?P<name>.+?)\s{2,}\d+\.?\d*s\b.*$`),
 		pytext.Re(`^\s*(?:✓|✔)\s+(?P<name>.+?)\s*$`),
 	}
@@ -143,7 +143,7 @@ func phpClean(name string) string {
 }
 
 // firstGroup returns group 1 of the first of res that matches line.
-func firstGroup(res []*regexp.Regexp, line string) (string, bool) {
+func firstGroup(res []*pyre.Regexp, line string) (string, bool) {
 	for _, re := range res {
 		if g := re.FindStringSubmatch(line); g != nil {
 			return g[1], true

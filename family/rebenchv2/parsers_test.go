@@ -15,7 +15,9 @@ import (
 // Gradle, sbt/ScalaTest, munit, Jest, Mocha, TAP, node:test, CTest, googletest, doctest, plenary,
 // XCTest, dotnet test, minitest, test-unit, PHPUnit testdox, Pest, ExUnit, tasty, hspec,
 // alcotest, dune, Leiningen, dart test, Julia's Test, testthat, R CMD check, go test, cargo
-// test, redis, automake), with the odd lines the parsers have rules for. Each
+// test, redis, automake), with the odd lines the parsers have rules for; the *_unicode logs put
+// word characters outside ASCII, combining marks and connector punctuation next to the status
+// words and names the parsers' \b patterns read (Python's \b is Unicode, Go's ASCII). Each
 // testdata/expected/<parser>__<log>.json holds what SWE-rebench-V2's harness
 // (lib/agent/log_parsers.py at SWE-rebench/SWE-rebench-V2@c71902a8) returns for that log: the
 // tests in the order its dict holds them, or {"error": …} when it raises.

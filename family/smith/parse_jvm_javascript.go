@@ -2,10 +2,10 @@ package smith
 
 import (
 	"fmt"
-	"regexp"
 	"strings"
 
 	"github.com/swebench-run/swebench-run/eval/logparse"
+	"github.com/swebench-run/swebench-run/internal/pyre"
 	"github.com/swebench-run/swebench-run/internal/pytext"
 )
 
@@ -111,7 +111,7 @@ func parseMocha(log string) (*logparse.Map, error) {
 }
 
 var vitestLines = []struct {
-	re     *regexp.Regexp
+	re     *pyre.Regexp
 	status string
 }{
 	{pytext.Re(`^✓\s+(.+?)(?:\s+\([\.\d]+ms\))?$`), passed},
@@ -203,7 +203,7 @@ func parseQUnit(string) (*logparse.Map, error) {
 }
 
 var reactPDFLines = []struct {
-	re     *regexp.Regexp
+	re     *pyre.Regexp
 	status string
 }{
 	{pytext.Re(`^\s*✓\s(.*)\s\d+ms`), passed},

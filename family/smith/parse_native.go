@@ -1,11 +1,11 @@
 package smith
 
 import (
-	"regexp"
 	"sort"
 	"strings"
 
 	"github.com/swebench-run/swebench-run/eval/logparse"
+	"github.com/swebench-run/swebench-run/internal/pyre"
 	"github.com/swebench-run/swebench-run/internal/pytext"
 )
 
@@ -261,7 +261,7 @@ func parseDotnet(log string) (*logparse.Map, error) {
 }
 
 var testdoxLines = []struct {
-	re     *regexp.Regexp
+	re     *pyre.Regexp
 	status string
 }{
 	{pytext.Re(`^\s*✔\s*(.+)$`), passed},

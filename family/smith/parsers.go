@@ -2,11 +2,11 @@ package smith
 
 import (
 	"fmt"
-	"regexp"
 	"sort"
 	"strings"
 
 	"github.com/swebench-run/swebench-run/eval/logparse"
+	"github.com/swebench-run/swebench-run/internal/pyre"
 	"github.com/swebench-run/swebench-run/internal/pytext"
 )
 
@@ -102,8 +102,8 @@ func synthetic(m *logparse.Map, prefix string, start, n int, status string) {
 	}
 }
 
-var pytestStatusAfterID = func() map[string]*regexp.Regexp {
-	out := map[string]*regexp.Regexp{}
+var pytestStatusAfterID = func() map[string]*pyre.Regexp {
+	out := map[string]*pyre.Regexp{}
 	for _, s := range testStatuses {
 		out[s] = pytext.Re(`^(\S+)(\s+)` + s)
 	}
@@ -127,7 +127,7 @@ func parsePytest(log string) (*logparse.Map, error) {
 // statusLines returns a parser recording, for every line and status, group 1 of the pattern
 // built from the status, in TestStatus order.
 func statusLines(pattern func(status string) string) Parser {
-	res := make([]*regexp.Regexp, len(testStatuses))
+	res := make([]*pyre.Regexp, len(testStatuses))
 	for i, s := range testStatuses {
 		res[i] = pytext.Re(pattern(s))
 	}
@@ -210,7 +210,7 @@ func parseMypy(log string) (*logparse.Map, error) {
 }
 
 var goTestLines = []struct {
-	re     *regexp.Regexp
+	re     *pyre.Regexp
 	status string
 }{
 	{pytext.Re(`^--- PASS: (\S+)`), passed},

@@ -5,7 +5,6 @@
 package pytext
 
 import (
-	"regexp"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -83,10 +82,11 @@ func IsDigit(s string) bool {
 	return true
 }
 
-// Re compiles a Python (str) pattern for Go, with the Unicode classes Python gives \s \S \d \D
-// \w \W (internal/pyre). Flags go in the pattern: (?m) for re.MULTILINE, (?s) for re.DOTALL,
-// (?i) for re.IGNORECASE. Use it with FindStringSubmatch for re.search.
-func Re(pattern string) *regexp.Regexp { return regexp.MustCompile(pyre.Translate(pattern)) }
+// Re compiles a Python (str) pattern, with the Unicode classes Python gives \s \S \d \D \w \W
+// and its Unicode word boundaries \b \B (internal/pyre). Flags go in the pattern: (?m) for
+// re.MULTILINE, (?s) for re.DOTALL, (?i) for re.IGNORECASE. Use it with FindStringSubmatch for
+// re.search.
+func Re(pattern string) *pyre.Regexp { return pyre.MustPattern(pattern) }
 
 // Int is Python's int(s) for the digits a `\d+` group matched (Unicode decimal digits, which
 // Python's int accepts too); it saturates instead of growing without bound.
