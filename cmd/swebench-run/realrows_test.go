@@ -30,15 +30,15 @@ var (
 		regexp.MustCompile(`^more-datasets/swe-smith/tests/test_logs/[^/]+\.json$`), // a SWE-smith task file: one row
 	}
 	notRowFiles = []*regexp.Regexp{
-		regexp.MustCompile(`^runs/`),           // predictions, trajectories, harness logs and reports
-		regexp.MustCompile(`^reports/`),        // run and per-instance reports
-		regexp.MustCompile(`^predictions/`),    // predictions
-		regexp.MustCompile(`^trajectories/`),   // trajectories and replayed outputs
+		regexp.MustCompile(`^runs/`),         // predictions, trajectories, harness logs and reports
+		regexp.MustCompile(`^reports/`),      // run and per-instance reports
+		regexp.MustCompile(`^predictions/`),  // predictions
+		regexp.MustCompile(`^trajectories/`), // trajectories and replayed outputs
 		regexp.MustCompile(`/eval_results\.json$`),
 		regexp.MustCompile(`^more-datasets/swe-polybench/evaluation/`), // a submission: predictions and verdicts
 		regexp.MustCompile(`^more-datasets/swe-smith/tests/test_logs/(run_evaluation|run_validation|trajectories)/`),
 		regexp.MustCompile(`^more-datasets/swe-smith/tests/test_logs/ft_xml_example\.jsonl$`), // SFT data
-		regexp.MustCompile(`/playground/[^/]+/result\.json$`),                              // RepoLaunch's environment results
+		regexp.MustCompile(`/playground/[^/]+/result\.json$`),                                 // RepoLaunch's environment results
 		regexp.MustCompile(`^more-datasets/multi-swe-bench/legacy_swe-bench-java_experiments/`),
 	}
 )
