@@ -38,6 +38,11 @@ type client struct {
 	// makes the assembler of one streamed reply.
 	stream       streamFormat
 	newAssembler func() assembler
+	// Set only on the per-call copies the proxy makes (forward.go): committed reports that a
+	// streamed reply was already passed on, so a failure can no longer be retried; retried
+	// learns of each failed attempt that will be.
+	committed func() bool
+	retried   func(e *APIError, delay time.Duration)
 
 	requestTimeout    time.Duration
 	stallTimeout      time.Duration
@@ -52,14 +57,20 @@ type client struct {
 // backoff; a 429 also pauses every worker. check validates a decoded response and returns the
 // tokens it used.
 func (c *client) post(ctx context.Context, body []byte, check func(map[string]any) (int, *APIError)) (map[string]any, error) {
+	resp, _, err := c.send(ctx, body, check)
+	return resp, err
+}
+
+// send is post that also returns the number of attempts made.
+func (c *client) send(ctx context.Context, body []byte, check func(map[string]any) (int, *APIError)) (map[string]any, int, error) {
 	est := len(body) / 4
 	for attempt := 0; ; attempt++ {
 		if err := c.budget.spentOut(); err != nil { // retries of an admitted call stop at the limit
-			return nil, err
+			return nil, attempt, err
 		}
 		t, err := c.lim.acquire(ctx, est)
 		if err != nil {
-			return nil, err
+			return nil, attempt, err
 		}
 		resp, apiErr := c.once(ctx, body)
 		used := 0
@@ -68,18 +79,18 @@ func (c *client) post(ctx context.Context, body []byte, check func(map[string]an
 		}
 		c.lim.release(t, apiErr == nil, apiErr != nil && apiErr.Status == StatusRateLimit, used)
 		if apiErr == nil {
-			return resp, nil
+			return resp, attempt + 1, nil
 		}
 		apiErr.Attempts = attempt + 1
 		if ctx.Err() != nil {
-			return nil, ctx.Err() // cancelled by the caller: not a model failure
+			return nil, attempt + 1, ctx.Err() // cancelled by the caller: not a model failure
 		}
-		if !apiErr.retryable {
-			return nil, apiErr
+		if !apiErr.retryable || c.committed != nil && c.committed() {
+			return nil, attempt + 1, apiErr
 		}
 		if attempt >= c.maxRetries {
 			apiErr.exhausted = true
-			return nil, apiErr
+			return nil, attempt + 1, apiErr
 		}
 		delay := c.delay(attempt, apiErr.retryAfter)
 		if apiErr.Status == StatusRateLimit {
@@ -87,8 +98,11 @@ func (c *client) post(ctx context.Context, body []byte, check func(map[string]an
 		}
 		c.logger.Warn("model call failed, retrying", "provider", c.provider, "attempt", attempt+1,
 			"status", apiErr.Status, "http_status", apiErr.HTTPStatus, "delay", delay, "error", apiErr.Error())
+		if c.retried != nil {
+			c.retried(apiErr, delay)
+		}
 		if err := c.clock.Sleep(ctx, delay, nil); err != nil {
-			return nil, err
+			return nil, attempt + 1, err
 		}
 	}
 }
