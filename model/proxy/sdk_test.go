@@ -204,7 +204,9 @@ func (a openAIAgent) converseResponses(t *testing.T, ctx context.Context, stream
 	return out, nil
 }
 
-func (a openAIAgent) countTokens(context.Context) (int64, error) { return 0, errors.New("no token count in the OpenAI APIs") }
+func (a openAIAgent) countTokens(context.Context) (int64, error) {
+	return 0, errors.New("no token count in the OpenAI APIs")
+}
 
 type geminiAgent struct {
 	base, key string
