@@ -71,6 +71,11 @@ func classify(err error) callError {
 			ce.class = classQuota
 		case model.StatusServiceUnavailable, model.StatusModelNotReady:
 			ce.class = classUnavailable
+		case model.StatusServer:
+			ce.class = classServer
+			if ae.HTTPStatus == 529 || ae.Code == "overloaded_error" { // Anthropic's overloaded
+				ce.class = classUnavailable
+			}
 		case model.StatusTimeout:
 			ce.class = classTimeout
 		case model.StatusAuthentication:

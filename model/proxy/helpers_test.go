@@ -224,7 +224,7 @@ func newRig(t *testing.T, k kind, o rigOptions) *rig {
 	}
 	clock := o.clock
 	if clock == nil {
-		clock = instantClock{}
+		clock = &instantClock{}
 	}
 	up, err := model.NewUpstream(cfg, model.Options{Budget: o.budget, Clock: clock, Env: os.Getenv})
 	if err != nil {
@@ -252,18 +252,33 @@ func newRig(t *testing.T, k kind, o rigOptions) *rig {
 	return r
 }
 
-// instantClock lets retries go at once (the delays are still recorded by the proxy).
-type instantClock struct{}
+// instantClock lets retries go at once: its time advances by each sleep, from the real time
+// it was made at.
+type instantClock struct {
+	mu     sync.Mutex
+	offset time.Duration
+	sleeps []time.Duration
+}
 
-func (instantClock) Now() time.Time { return time.Now() }
-func (instantClock) Sleep(ctx context.Context, d time.Duration, wake <-chan struct{}) error {
+func (c *instantClock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return time.Now().Add(c.offset)
+}
+
+func (c *instantClock) Sleep(ctx context.Context, d time.Duration, wake <-chan struct{}) error {
 	if d < 0 {
 		select {
 		case <-ctx.Done():
 			return ctx.Err()
 		case <-wake:
 		}
+		return nil
 	}
+	c.mu.Lock()
+	c.offset += d
+	c.sleeps = append(c.sleeps, d)
+	c.mu.Unlock()
 	return ctx.Err()
 }
 

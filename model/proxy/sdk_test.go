@@ -170,9 +170,12 @@ func (a openAIAgent) converseResponses(t *testing.T, ctx context.Context, stream
 		if stream {
 			s := a.c.Responses.NewStreaming(ctx, p)
 			for s.Next() {
-				if ev := s.Current(); ev.Type == "response.completed" {
+				switch ev := s.Current(); ev.Type {
+				case "response.completed":
 					r := ev.Response
 					resp = &r
+				case "error":
+					return out, fmt.Errorf("error event: %s", ev.Message)
 				}
 			}
 			if err := s.Err(); err != nil {
