@@ -43,6 +43,9 @@ type client struct {
 	// learns of each failed attempt that will be.
 	committed func() bool
 	retried   func(e *APIError, delay time.Duration)
+	// idle is called before each read of a stream's body: the events of the data read so far
+	// were all taken (the proxy flushes what it passed on once per read, not once per event).
+	idle func()
 
 	requestTimeout    time.Duration
 	stallTimeout      time.Duration
@@ -215,7 +218,7 @@ func (c *client) classify(code int, body []byte, h http.Header) *APIError {
 // the same errors would be in an HTTP response; a stream that ends early is a transient error.
 func (c *client) readStream(ctx, reqCtx context.Context, stalled, streaming *atomic.Bool, resp *http.Response, alive func()) (map[string]any, *APIError) {
 	asm := c.newAssembler()
-	body := io.LimitReader(&progressReader{r: resp.Body, alive: alive}, maxResponseBytes)
+	body := io.LimitReader(&progressReader{r: resp.Body, alive: alive, before: c.idle}, maxResponseBytes)
 	var err error
 	switch c.stream {
 	case streamAWSEvent:
@@ -279,13 +282,18 @@ func (c *client) transportError(ctx, reqCtx context.Context, stalled, streaming 
 	return e
 }
 
-// progressReader reports every read that returned data.
+// progressReader reports every read that returned data (and, when before is set, every read
+// about to be made).
 type progressReader struct {
-	r     io.Reader
-	alive func()
+	r      io.Reader
+	alive  func()
+	before func()
 }
 
 func (p *progressReader) Read(b []byte) (int, error) {
+	if p.before != nil {
+		p.before()
+	}
 	n, err := p.r.Read(b)
 	if n > 0 {
 		p.alive()

@@ -146,7 +146,11 @@ type ForwardCall struct {
 	Header http.Header
 	// Emit passes one event of a streamed reply on to the agent: its SSE event name ("" for
 	// none) and its data, in the agent's wire. An error stops the call (the agent went away).
+	// The data is only valid during the call.
 	Emit func(event string, data []byte) error
+	// Flush, when set, is called when the events passed so far are all those of the data the
+	// provider sent yet: the moment to flush them to the agent (once per read, not per event).
+	Flush func()
 }
 
 // Forwarded is what became of a call, for the proxy's record.
@@ -225,6 +229,7 @@ func (u *Upstream) Forward(ctx context.Context, call ForwardCall) (Forwarded, er
 			return tee
 		}
 		c.committed = func() bool { return tee.events.Load() > 0 }
+		c.idle = call.Flush
 	}
 	c.retried = func(e *APIError, delay time.Duration) {
 		out.Retries = append(out.Retries, Retry{Status: e.Status, HTTPStatus: e.HTTPStatus, Message: e.Message, Delay: delay})
@@ -505,8 +510,11 @@ func (t *teeAssembler) event(name string, data []byte) error {
 		_ = json.Unmarshal(data, &typed)
 		name = typed.Type
 	}
-	if len(t.redact.secrets) > 0 {
-		data = []byte(t.redact.string(string(data)))
+	for _, sec := range t.redact.secrets {
+		if bytes.Contains(data, []byte(sec)) {
+			data = []byte(t.redact.string(string(data)))
+			break
+		}
 	}
 	if err := t.emit(name, data); err != nil {
 		return fmt.Errorf("pass the stream on: %w", err)

@@ -9,6 +9,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -507,12 +508,17 @@ func TestReadRecordTorn(t *testing.T) {
 	}
 	rec.write(&Call{Format: RecordFormat, Seq: 1, InstanceID: "x"})
 	rec.write(&Call{Format: RecordFormat, Seq: 2, InstanceID: "x"})
-	if _, err := rec.f.WriteString(`{"format":"swebench-run-proxy-1","seq":3,"inst`); err != nil {
-		t.Fatal(err)
-	}
 	if err := rec.close(); err != nil {
 		t.Fatal(err)
 	}
+	f, err := os.OpenFile(dir+"/agent/proxy.jsonl", os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.WriteString(`{"format":"swebench-run-proxy-1","seq":3,"inst`); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
 	calls, torn, err := ReadRecord(dir + "/agent/proxy.jsonl")
 	if err != nil || !torn || len(calls) != 2 || calls[1].Seq != 2 {
 		t.Errorf("ReadRecord = %d calls, torn %v, %v; want 2, torn", len(calls), torn, err)

@@ -29,7 +29,10 @@ type Instance struct {
 	cost     float64
 	done     chan struct{}
 	err      error
-	summary  *Summary
+
+	endOnce sync.Once
+	summary Summary
+	endErr  error
 }
 
 // ID is the instance id.
@@ -100,23 +103,17 @@ func (in *Instance) Summary() Summary {
 // the record is closed once they are written. It returns the totals and the record's first
 // write error. Ending twice returns the same.
 func (in *Instance) End() (Summary, error) {
-	in.mu.Lock()
-	if in.summary != nil {
-		s := *in.summary
+	in.endOnce.Do(func() {
+		in.mu.Lock()
+		in.ended = true
 		in.mu.Unlock()
-		return s, in.rec.err
-	}
-	in.ended = true
-	in.mu.Unlock()
-	in.p.forget(in)
-	in.cancel()
-	in.inflight.Wait()
-	err := in.rec.close()
-	s := in.Summary()
-	in.mu.Lock()
-	in.summary = &s
-	in.mu.Unlock()
-	return s, err
+		in.p.forget(in)
+		in.cancel()
+		in.inflight.Wait()
+		in.endErr = in.rec.close()
+		in.summary = in.Summary()
+	})
+	return in.summary, in.endErr
 }
 
 // enter counts a request in flight, unless the instance was ended.

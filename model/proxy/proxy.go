@@ -1,6 +1,7 @@
 package proxy
 
 import (
+	"bytes"
 	"context"
 	"crypto/rand"
 	"crypto/subtle"
@@ -378,7 +379,8 @@ func (p *Proxy) handle(w http.ResponseWriter, r *http.Request, wire model.Wire, 
 
 	sw := &streamWriter{w: w, rc: rc, wire: wire, timeout: p.writeTO, start: start}
 	res, err := p.up.Forward(ctx, model.ForwardCall{Wire: wire, CountTokens: count, Body: body, Stream: geminiStream,
-		Model: geminiModel, Header: r.Header, Emit: sw.emit})
+		Model: geminiModel, Header: r.Header, Emit: sw.emit, Flush: sw.flush})
+	sw.flush()
 	rec.UpstreamURL, rec.Attempts, rec.Retries = res.URL, res.Attempts, res.Retries
 	rec.Usage, rec.Cost, rec.CostEstimated = res.Usage, res.Cost, res.CostEstimated
 	rec.Events, rec.StreamBytes, rec.FirstEventMS = res.Events, res.Bytes, sw.firstMS
@@ -397,7 +399,8 @@ func (p *Proxy) handle(w http.ResponseWriter, r *http.Request, wire model.Wire, 
 	case err != nil && sw.started:
 		ce := classify(err)
 		name, data := ce.streamEvent(wire, res.Events)
-		_ = sw.emitRaw(name, data)
+		_ = sw.write(name, data)
+		sw.flush()
 		rec.HTTPStatus = sw.status
 		rec.Error = &CallErr{Status: exitStatus(err), Message: ce.message, MidStream: true}
 		in.failed(err)
@@ -456,7 +459,8 @@ func exitStatus(err error) string {
 func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
 
 // streamWriter passes a stream's events on as server-sent events, the status line and headers
-// going out with the first event.
+// going out with the first event. Events are flushed once per read of the provider's stream
+// (flush), so that a burst of small events costs one write to the agent.
 type streamWriter struct {
 	w       http.ResponseWriter
 	rc      *http.ResponseController
@@ -464,9 +468,11 @@ type streamWriter struct {
 	timeout time.Duration
 	start   time.Time
 	started bool
+	pending bool // written since the last flush
 	status  int
 	firstMS float64
 	buf     []byte
+	err     error // the first write error: the agent went away
 }
 
 func (s *streamWriter) emit(name string, data []byte) error {
@@ -478,27 +484,45 @@ func (s *streamWriter) emit(name string, data []byte) error {
 		s.started, s.status = true, http.StatusOK
 		s.firstMS = ms(time.Since(s.start))
 	}
-	return s.emitRaw(name, data)
+	return s.write(name, data)
 }
 
-func (s *streamWriter) emitRaw(name string, data []byte) error {
+func (s *streamWriter) write(name string, data []byte) error {
+	if s.err != nil {
+		return s.err
+	}
 	b := s.buf[:0]
 	if name != "" {
 		b = append(append(append(b, "event: "...), name...), '\n')
 	}
 	for {
-		line, rest, more := strings.Cut(string(data), "\n")
+		line, rest, more := bytes.Cut(data, []byte("\n"))
 		b = append(append(append(b, "data: "...), line...), '\n')
 		if !more {
 			break
 		}
-		data = []byte(rest)
+		data = rest
 	}
 	b = append(b, '\n')
 	s.buf = b
-	_ = s.rc.SetWriteDeadline(time.Now().Add(s.timeout))
-	if _, err := s.w.Write(b); err != nil {
-		return err
+	if !s.pending {
+		_ = s.rc.SetWriteDeadline(time.Now().Add(s.timeout))
+		s.pending = true
 	}
-	return s.rc.Flush()
+	if _, err := s.w.Write(b); err != nil {
+		s.err = err
+	}
+	return s.err
+}
+
+// flush sends what was written since the last flush.
+func (s *streamWriter) flush() {
+	if !s.pending || s.err != nil {
+		return
+	}
+	s.pending = false
+	_ = s.rc.SetWriteDeadline(time.Now().Add(s.timeout))
+	if err := s.rc.Flush(); err != nil {
+		s.err = err
+	}
 }

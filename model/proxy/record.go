@@ -9,7 +9,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"sync"
 	"time"
 
 	"github.com/swebench-run/swebench-run/agent"
@@ -74,12 +73,14 @@ type CallErr struct {
 
 // recorder appends an instance's calls to its record, one JSON line each, written in one
 // write and synced: a crash leaves the lines before it whole and at most a torn last line,
-// which ReadRecord ignores.
+// which ReadRecord ignores. The writes happen on the recorder's own goroutine (from
+// newRecorder to close), so that a reply is complete for the agent without waiting for the disk.
 type recorder struct {
-	mu   sync.Mutex
 	f    *os.File
 	path string
-	err  error // the first write error, reported by close
+	ch   chan *Call
+	done chan struct{}
+	err  error // the first write error, reported by close (set by the goroutine)
 }
 
 func newRecorder(path string) (*recorder, error) {
@@ -93,43 +94,39 @@ func newRecorder(path string) (*recorder, error) {
 	if err != nil {
 		return nil, fmt.Errorf("proxy record: %w", err)
 	}
-	return &recorder{f: f, path: path}, nil
+	r := &recorder{f: f, path: path, ch: make(chan *Call, 64), done: make(chan struct{})}
+	go r.loop()
+	return r, nil
 }
 
-func (r *recorder) write(c *Call) {
-	line, err := json.Marshal(c)
-	if err != nil {
-		line, _ = json.Marshal(Call{Format: RecordFormat, Seq: c.Seq, InstanceID: c.InstanceID, Error: &CallErr{Status: "RecordError", Message: err.Error()}})
-	}
-	line = append(line, '\n')
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if r.f == nil {
-		return
-	}
-	if _, err := r.f.Write(line); err != nil && r.err == nil {
-		r.err = fmt.Errorf("proxy record %s: %w", r.path, err)
-	}
-	if err := r.f.Sync(); err != nil && r.err == nil {
-		r.err = fmt.Errorf("proxy record %s: %w", r.path, err)
+// write queues a call; it must not be called after close.
+func (r *recorder) write(c *Call) { r.ch <- c }
+
+func (r *recorder) loop() {
+	defer close(r.done)
+	for c := range r.ch {
+		line, err := json.Marshal(c)
+		if err != nil {
+			line, _ = json.Marshal(Call{Format: RecordFormat, Seq: c.Seq, InstanceID: c.InstanceID, Error: &CallErr{Status: "RecordError", Message: err.Error()}})
+		}
+		line = append(line, '\n')
+		if _, err := r.f.Write(line); err != nil && r.err == nil {
+			r.err = fmt.Errorf("proxy record %s: %w", r.path, err)
+		}
+		if err := r.f.Sync(); err != nil && r.err == nil {
+			r.err = fmt.Errorf("proxy record %s: %w", r.path, err)
+		}
 	}
 }
 
+// close writes what is queued, closes the file and returns the first error. Once only.
 func (r *recorder) close() error {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if r.f == nil {
-		return r.err
+	close(r.ch)
+	<-r.done
+	if err := r.f.Close(); err != nil && r.err == nil {
+		r.err = fmt.Errorf("proxy record %s: %w", r.path, err)
 	}
-	err := r.f.Close()
-	r.f = nil
-	if r.err != nil {
-		return r.err
-	}
-	if err != nil {
-		return fmt.Errorf("proxy record %s: %w", r.path, err)
-	}
-	return nil
+	return r.err
 }
 
 // rawJSON keeps a body as the JSON value it is, on one line, or as a JSON string.
