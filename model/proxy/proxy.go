@@ -364,10 +364,13 @@ func (p *Proxy) handle(w http.ResponseWriter, r *http.Request, wire model.Wire, 
 	rc := http.NewResponseController(w)
 	_ = rc.SetReadDeadline(time.Time{})
 	_ = rc.SetWriteDeadline(time.Time{})
+	answer := func(ce callError) {
+		_ = rc.SetWriteDeadline(time.Now().Add(p.writeTO))
+		rec.answer(ce, ce.write(w, wire), wire)
+	}
 
 	if err := in.admit(count); err != nil {
-		ce := classify(err)
-		rec.answer(ce, ce.write(w, wire), wire)
+		answer(classify(err))
 		rec.Error.Status = exitStatus(err)
 		in.stopWith(err)
 		return
@@ -405,8 +408,7 @@ func (p *Proxy) handle(w http.ResponseWriter, r *http.Request, wire model.Wire, 
 		rec.Error = &CallErr{Status: exitStatus(err), Message: ce.message, MidStream: true}
 		in.failed(err)
 	case err != nil:
-		ce := classify(err)
-		rec.answer(ce, ce.write(w, wire), wire)
+		answer(classify(err))
 		rec.Error.Status = exitStatus(err)
 		in.failed(err)
 	case sw.started:
