@@ -16,6 +16,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"github.com/swebench-run/swebench-run/model"
@@ -44,8 +45,11 @@ type ProxyResult struct {
 	// share: the same call made directly is subtracted); PeakHeap the heap in use at the peak
 	// of the loaded run over the idle heap.
 	AllocPerCall, DirectAllocPerCall float64
-	PeakHeap                         uint64
-	RequestBytes, StreamBytes        int
+	// CPUPerCall is the process's CPU time (user + system) per proxied streamed call less that of
+	// a direct one: the proxy's own work; DirectCPUPerCall the direct call's (client and provider).
+	CPUPerCall, DirectCPUPerCall time.Duration
+	PeakHeap                     uint64
+	RequestBytes, StreamBytes    int
 }
 
 // benchReply is a typical agent turn: about 2,000 characters of text and one tool call
@@ -125,9 +129,13 @@ func MeasureProxy(ctx context.Context, spec ProxySpec, dir string) (ProxyResult,
 		return res, err
 	}
 	defer p.Close(context.Background())
-	inst, err := p.Register("bench", proxy.InstanceOptions{RecordPath: filepath.Join(dir, "bench", "agent", "proxy.jsonl")})
-	if err != nil {
-		return res, err
+	// one instance per concurrent stream, as every agent has its own
+	insts := make([]*proxy.Instance, max(1, spec.Concurrency))
+	for i := range insts {
+		id := fmt.Sprintf("bench-%d", i)
+		if insts[i], err = p.Register(id, proxy.InstanceOptions{RecordPath: filepath.Join(dir, "bench", id, "agent", "proxy.jsonl")}); err != nil {
+			return res, err
+		}
 	}
 	tr := http.DefaultTransport.(*http.Transport).Clone()
 	tr.MaxIdleConnsPerHost = 2 * spec.Concurrency
@@ -135,10 +143,11 @@ func MeasureProxy(ctx context.Context, spec ProxySpec, dir string) (ProxyResult,
 	unstreamed, streamed := benchRequest(false), benchRequest(true)
 	res.RequestBytes, res.StreamBytes = len(streamed), len(providertest.SSE(providertest.SSEEventsSized(providertest.Anthropic, benchReply(), 4)))
 
-	call := func(viaProxy bool, body []byte) (total, ttfb time.Duration, err error) {
+	call := func(viaProxy bool, body []byte, worker int) (total, ttfb time.Duration, err error) {
 		url, key := prov.URL+"/v1/messages", "sk-bench"
 		if viaProxy {
-			url, key = inst.Endpoints().Anthropic+"/v1/messages", inst.Token()
+			in := insts[worker%len(insts)]
+			url, key = in.Endpoints().Anthropic+"/v1/messages", in.Token()
 		}
 		req, _ := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(body))
 		req.Header.Set("Content-Type", "application/json")
@@ -164,18 +173,18 @@ func MeasureProxy(ctx context.Context, spec ProxySpec, dir string) (ProxyResult,
 	}
 	// warm up both paths (connections, the price table)
 	for _, via := range []bool{false, true} {
-		if _, _, err := call(via, streamed); err != nil {
+		if _, _, err := call(via, streamed, 0); err != nil {
 			return res, err
 		}
 	}
 	var d, pr, ds, ps, dt, pt []time.Duration
 	for range spec.Calls {
 		for _, via := range []bool{false, true} {
-			tot, _, err := call(via, unstreamed)
+			tot, _, err := call(via, unstreamed, 0)
 			if err != nil {
 				return res, err
 			}
-			tots, ttfb, err := call(via, streamed)
+			tots, ttfb, err := call(via, streamed, 0)
 			if err != nil {
 				return res, err
 			}
@@ -190,27 +199,30 @@ func MeasureProxy(ctx context.Context, spec ProxySpec, dir string) (ProxyResult,
 	res.DirectStream, res.ProxiedStream = Summarize(ds), Summarize(ps)
 	res.DirectTTFB, res.ProxiedTTFB = Summarize(dt), Summarize(pt)
 
-	// Allocation per streamed call, each side alone.
-	allocs := func(via bool, n int) (float64, error) {
+	// Allocation and CPU per streamed call, each side alone.
+	cost := func(via bool, n int) (float64, time.Duration, error) {
 		var before, after runtime.MemStats
 		runtime.GC()
 		runtime.ReadMemStats(&before)
+		cpu0 := processCPU()
 		for range n {
-			if _, _, err := call(via, streamed); err != nil {
-				return 0, err
+			if _, _, err := call(via, streamed, 0); err != nil {
+				return 0, 0, err
 			}
 		}
+		cpu := processCPU() - cpu0
 		runtime.ReadMemStats(&after)
-		return float64(after.TotalAlloc-before.TotalAlloc) / float64(n), nil
+		return float64(after.TotalAlloc-before.TotalAlloc) / float64(n), cpu / time.Duration(n), nil
 	}
 	n := max(1, min(spec.Calls, 20))
-	if res.DirectAllocPerCall, err = allocs(false, n); err != nil {
+	if res.DirectAllocPerCall, res.DirectCPUPerCall, err = cost(false, n); err != nil {
 		return res, err
 	}
-	if res.AllocPerCall, err = allocs(true, n); err != nil {
+	if res.AllocPerCall, res.CPUPerCall, err = cost(true, n); err != nil {
 		return res, err
 	}
 	res.AllocPerCall -= res.DirectAllocPerCall
+	res.CPUPerCall -= res.DirectCPUPerCall
 
 	// Concurrency streams at a time, each worker alternating direct and proxied calls.
 	runtime.GC()
@@ -246,7 +258,7 @@ func MeasureProxy(ctx context.Context, spec ProxySpec, dir string) (ProxyResult,
 			for r := range rounds {
 				for k := range 2 {
 					via := (w+r+k)%2 == 1
-					tot, ttfb, err := call(via, streamed)
+					tot, ttfb, err := call(via, streamed, w)
 					mu.Lock()
 					switch {
 					case err != nil && firstErr == nil:
@@ -272,10 +284,21 @@ func MeasureProxy(ctx context.Context, spec ProxySpec, dir string) (ProxyResult,
 	}
 	res.LoadDirect, res.LoadProxied = Summarize(ld), Summarize(lp)
 	res.LoadDirectTTFB, res.LoadProxiedTTFB = Summarize(ldt), Summarize(lpt)
-	if _, err := inst.End(); err != nil {
-		return res, err
+	for _, in := range insts {
+		if _, err := in.End(); err != nil {
+			return res, err
+		}
 	}
 	return res, os.RemoveAll(filepath.Join(dir, "bench"))
+}
+
+// processCPU is the user + system time the process used so far.
+func processCPU() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 func heapInUse() uint64 {
@@ -320,6 +343,7 @@ func (r ProxyResult) Rows() []Row {
 			Measured: load + "; direct " + sample(r.LoadDirect) + ", proxied " + sample(r.LoadProxied), Goal: "≤ 1.05×", Pass: loadOK},
 		{What: fmt.Sprintf("model proxy: %d concurrent streams, first byte, proxy ÷ direct", s.Concurrency),
 			Measured: loadT + "; direct " + sample(r.LoadDirectTTFB) + ", proxied " + sample(r.LoadProxiedTTFB), Goal: "≤ 1.05×", Pass: loadTOK},
+		{What: "model proxy: CPU per streamed call", Measured: fmt.Sprintf("%s besides the direct call's %s (client and provider, same process)", ms(r.CPUPerCall), ms(r.DirectCPUPerCall)), NA: true},
 		{What: "model proxy: memory", Measured: fmt.Sprintf("%.0f KB allocated per streamed call (%d-byte request, %d-byte stream) besides the direct call's %.0f KB; heap in use at the peak of %d concurrent streams (both sides) +%.1f MB over idle",
 			r.AllocPerCall/1e3, r.RequestBytes, r.StreamBytes, r.DirectAllocPerCall/1e3, s.Concurrency, float64(r.PeakHeap)/1e6), NA: true},
 	}

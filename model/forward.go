@@ -194,14 +194,20 @@ func (u *Upstream) Forward(ctx context.Context, call ForwardCall) (Forwarded, er
 	if !u.Accepts(call.Wire) {
 		return out, &RequestError{Wire: call.Wire, wraps: ErrWireMismatch, Message: u.mismatch(call.Wire)}
 	}
-	body, err := decodeObject(call.Body)
-	if err != nil {
-		return out, &RequestError{Wire: call.Wire, Message: "the request body is not a JSON object: " + err.Error()}
+	// Only the top level is decoded: the fields changed are top-level ones, and the rest goes
+	// on as the agent wrote it.
+	var body rawObject
+	if err := json.Unmarshal(call.Body, &body); err != nil || body == nil {
+		msg := "the request body is not a JSON object"
+		if err != nil {
+			msg += ": " + err.Error()
+		}
+		return out, &RequestError{Wire: call.Wire, Message: msg}
 	}
 	out.RequestedModel = call.Model
 	if call.Wire != WireGemini {
-		out.RequestedModel = str(body["model"])
-		out.Stream = body["stream"] == true && !call.CountTokens
+		_ = json.Unmarshal(body["model"], &out.RequestedModel)
+		out.Stream = string(body["stream"]) == "true" && !call.CountTokens
 	}
 	spec := u.route(call, body, out.Stream)
 	out.URL = spec.url
@@ -325,7 +331,7 @@ func (u *Upstream) mismatch(w Wire) string {
 // stream its framing and assembler.
 type route struct {
 	url          string
-	body         map[string]any
+	body         rawObject
 	headers      map[string]string
 	format       streamFormat
 	assembler    func() assembler
@@ -339,7 +345,16 @@ const (
 	vertexAnthropicVersion  = "vertex-2023-10-16"
 )
 
-func (u *Upstream) route(call ForwardCall, body map[string]any, stream bool) route {
+// rawObject is a JSON object with its values undecoded.
+type rawObject map[string]json.RawMessage
+
+// set sets key to the JSON encoding of v.
+func (o rawObject) set(key string, v any) {
+	b, _ := json.Marshal(v)
+	o[key] = b
+}
+
+func (u *Upstream) route(call ForwardCall, body rawObject, stream bool) route {
 	ep := u.p.ep
 	base := strings.TrimSuffix(ep.baseURL, "/")
 	r := route{body: body, format: streamSSE, headers: map[string]string{}}
@@ -361,10 +376,10 @@ func (u *Upstream) route(call ForwardCall, body map[string]any, stream bool) rou
 			delete(body, "model")
 			delete(body, "stream")
 			if _, ok := body["anthropic_version"]; !ok {
-				body["anthropic_version"] = bedrockAnthropicVersion
+				body.set("anthropic_version", bedrockAnthropicVersion)
 			}
 			if _, ok := body["anthropic_beta"]; !ok && len(betas) > 0 {
-				body["anthropic_beta"] = betas
+				body.set("anthropic_beta", betas)
 			}
 			r.url = bedrockURL(base, ep.apiModel, "invoke", stream)
 			if stream {
@@ -372,7 +387,8 @@ func (u *Upstream) route(call ForwardCall, body map[string]any, stream bool) rou
 			}
 			if call.CountTokens {
 				inner, _ := json.Marshal(body)
-				r.body = map[string]any{"input": map[string]any{"invokeModel": map[string]any{"body": base64.StdEncoding.EncodeToString(inner)}}}
+				r.body = rawObject{}
+				r.body.set("input", map[string]any{"invokeModel": map[string]any{"body": base64.StdEncoding.EncodeToString(inner)}})
 				r.url = base + "/model/" + strings.NewReplacer(":", "%3A", "/", "%2F").Replace(url.PathEscape(ep.apiModel)) + "/count-tokens"
 				r.countReply = func(resp map[string]any) map[string]any {
 					return map[string]any{"input_tokens": firstNonNil(resp["inputTokens"], json.Number("0"))}
@@ -380,13 +396,13 @@ func (u *Upstream) route(call ForwardCall, body map[string]any, stream bool) rou
 			}
 		case cloudVertex:
 			if _, ok := body["anthropic_version"]; !ok {
-				body["anthropic_version"] = vertexAnthropicVersion
+				body.set("anthropic_version", vertexAnthropicVersion)
 			}
 			if len(betas) > 0 {
 				r.headers["Anthropic-Beta"] = joinAny(betas)
 			}
 			if call.CountTokens {
-				body["model"] = ep.apiModel // count-tokens names the model in the body
+				body.set("model", ep.apiModel) // count-tokens names the model in the body
 				r.url = vertexURL(base, endpoint{project: ep.project, location: ep.location, apiModel: "count-tokens"}, "anthropic", "rawPredict")
 				break
 			}
@@ -397,7 +413,7 @@ func (u *Upstream) route(call ForwardCall, body map[string]any, stream bool) rou
 			}
 			r.url = vertexURL(base, ep, "anthropic", verb)
 		default:
-			body["model"] = ep.apiModel
+			body.set("model", ep.apiModel)
 			r.url = base + "/v1/messages"
 			if call.CountTokens {
 				r.url += "/count_tokens"
@@ -409,7 +425,7 @@ func (u *Upstream) route(call ForwardCall, body map[string]any, stream bool) rou
 		}
 	case WireChat:
 		r.assembler = func() assembler { return &chatAssembler{} }
-		body["model"] = ep.apiModel
+		body.set("model", ep.apiModel)
 		switch ep.cloud {
 		case cloudAzure:
 			r.url = azureURL(base, ep.apiModel, "chat/completions", ep.apiVersion)
@@ -421,20 +437,20 @@ func (u *Upstream) route(call ForwardCall, body map[string]any, stream bool) rou
 		if stream {
 			// The usage arrives in a last chunk only when asked for; it is kept from an agent
 			// that did not ask.
-			so, _ := body["stream_options"].(map[string]any)
-			if so == nil || so["include_usage"] != true {
-				opts := map[string]any{}
-				for k, v := range so {
-					opts[k] = v
+			var so rawObject
+			_ = json.Unmarshal(body["stream_options"], &so)
+			if string(so["include_usage"]) != "true" {
+				if so == nil {
+					so = rawObject{}
 				}
-				opts["include_usage"] = true
-				body["stream_options"] = opts
+				so.set("include_usage", true)
+				body.set("stream_options", so)
 				r.skip = usageOnlyChunk
 			}
 		}
 	case WireResponses:
 		r.assembler = func() assembler { return &responsesAssembler{} }
-		body["model"] = ep.apiModel
+		body.set("model", ep.apiModel)
 		r.url = base + "/responses"
 		if ep.cloud == cloudAzure {
 			r.url = azureURL(base, "", "responses", ep.apiVersion)

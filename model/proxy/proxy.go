@@ -350,15 +350,7 @@ func (p *Proxy) handle(w http.ResponseWriter, r *http.Request, wire model.Wire, 
 		rec.answer(ce, ce.write(w, wire), wire)
 		return
 	}
-	rec.Request = rawJSON(body)
-	if wire != model.WireGemini {
-		var head struct {
-			Model  string `json:"model"`
-			Stream bool   `json:"stream"`
-		}
-		_ = json.Unmarshal(body, &head)
-		rec.RequestedModel, rec.Stream = head.Model, head.Stream && !count
-	}
+	rec.Request = body // made one line of JSON by the recorder, off the call's path
 	// The body is read: the wait for the provider is bounded by the model's timeouts, each
 	// write by WriteTimeout (set before it).
 	rc := http.NewResponseController(w)
@@ -370,6 +362,13 @@ func (p *Proxy) handle(w http.ResponseWriter, r *http.Request, wire model.Wire, 
 	}
 
 	if err := in.admit(count); err != nil {
+		if wire != model.WireGemini {
+			var head struct {
+				Model string `json:"model"`
+			}
+			_ = json.Unmarshal(body, &head)
+			rec.RequestedModel = head.Model
+		}
 		answer(classify(err))
 		rec.Error.Status = exitStatus(err)
 		in.stopWith(err)
@@ -390,6 +389,7 @@ func (p *Proxy) handle(w http.ResponseWriter, r *http.Request, wire model.Wire, 
 	if res.RequestedModel != "" {
 		rec.RequestedModel = res.RequestedModel
 	}
+	rec.Stream = rec.Stream || res.Stream
 	in.spent(res.Cost)
 	switch {
 	case err != nil && ctx.Err() != nil && r.Context().Err() != nil:
@@ -413,7 +413,7 @@ func (p *Proxy) handle(w http.ResponseWriter, r *http.Request, wire model.Wire, 
 		in.failed(err)
 	case sw.started:
 		rec.HTTPStatus = sw.status
-		rec.Response, _ = json.Marshal(res.Response)
+		rec.assembled = res.Response // encoded by the recorder, off the call's path
 	default:
 		data, _ := json.Marshal(res.Response)
 		_ = rc.SetWriteDeadline(time.Now().Add(p.writeTO))

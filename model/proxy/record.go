@@ -58,6 +58,8 @@ type Call struct {
 	// InstanceCalls and InstanceCost are the instance's totals after this call.
 	InstanceCalls int     `json:"instance_calls"`
 	InstanceCost  float64 `json:"instance_cost"`
+
+	assembled map[string]any // a stream's reply, encoded into Response when written
 }
 
 // CallErr is the failure of a call.
@@ -71,8 +73,8 @@ type CallErr struct {
 	MidStream bool `json:"mid_stream,omitempty"`
 }
 
-// recorder appends an instance's calls to its record, one JSON line each, written in one
-// write and synced: a crash leaves the lines before it whole and at most a torn last line,
+// recorder appends an instance's calls to its record, one JSON line each, the lines queued
+// together written in one write and synced: a crash leaves the lines before it whole and at most a torn last line,
 // which ReadRecord ignores. The writes happen on the recorder's own goroutine (from
 // newRecorder to close), so that a reply is complete for the agent without waiting for the disk.
 type recorder struct {
@@ -104,19 +106,52 @@ func (r *recorder) write(c *Call) { r.ch <- c }
 
 func (r *recorder) loop() {
 	defer close(r.done)
+	var batch []byte
 	for c := range r.ch {
-		line, err := json.Marshal(c)
-		if err != nil {
-			line, _ = json.Marshal(Call{Format: RecordFormat, Seq: c.Seq, InstanceID: c.InstanceID, Error: &CallErr{Status: "RecordError", Message: err.Error()}})
+		// Take every call queued behind this one too: one write and one sync for them all.
+		batch = r.line(batch[:0], c)
+		for more := true; more; {
+			select {
+			case c, ok := <-r.ch:
+				if !ok {
+					more = false
+					break
+				}
+				batch = r.line(batch, c)
+			default:
+				more = false
+			}
 		}
-		line = append(line, '\n')
-		if _, err := r.f.Write(line); err != nil && r.err == nil {
+		if _, err := r.f.Write(batch); err != nil && r.err == nil {
 			r.err = fmt.Errorf("proxy record %s: %w", r.path, err)
 		}
 		if err := r.f.Sync(); err != nil && r.err == nil {
 			r.err = fmt.Errorf("proxy record %s: %w", r.path, err)
 		}
 	}
+}
+
+// line appends a call's line to b. The bodies are compacted once and spliced in, not
+// encoded again.
+func (r *recorder) line(b []byte, c *Call) []byte {
+	if c.assembled != nil {
+		c.Response, _ = json.Marshal(c.assembled)
+	}
+	req, resp := rawJSON(c.Request), rawJSON(c.Response)
+	c.Request, c.Response = nil, nil
+	head, err := json.Marshal(c)
+	if err != nil {
+		head, _ = json.Marshal(Call{Format: RecordFormat, Seq: c.Seq, InstanceID: c.InstanceID, Error: &CallErr{Status: "RecordError", Message: err.Error()}})
+		req, resp = nil, nil
+	}
+	b = append(b, head[:len(head)-1]...) // without its closing brace
+	if req != nil {
+		b = append(append(b, `,"request":`...), req...)
+	}
+	if resp != nil {
+		b = append(append(b, `,"response":`...), resp...)
+	}
+	return append(b, "}\n"...)
 }
 
 // close writes what is queued, closes the file and returns the first error. Once only.
@@ -135,7 +170,8 @@ func rawJSON(b []byte) json.RawMessage {
 		return nil
 	}
 	var buf bytes.Buffer
-	if json.Valid(b) && json.Compact(&buf, b) == nil {
+	buf.Grow(len(b))
+	if json.Compact(&buf, b) == nil {
 		return buf.Bytes()
 	}
 	s, _ := json.Marshal(string(b))
