@@ -226,7 +226,7 @@ func BenchmarkLoad(b *testing.B) {
 
 // The proxy's measurement needs no Docker: a local provider, the proxy in front of it.
 func TestProxySmoke(t *testing.T) {
-	r, err := MeasureProxy(context.Background(), ProxySpec{Calls: iterations(t), Concurrency: 4, Delay: 20 * time.Millisecond}, t.TempDir())
+	r, err := MeasureProxy(context.Background(), ProxySpec{Calls: iterations(t), Concurrency: 4, Delay: 20 * time.Millisecond, Paced: 40 * time.Millisecond}, t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -29,6 +29,9 @@ type ProxySpec struct {
 	Calls       int           // calls per side (direct, through the proxy) and per mode
 	Concurrency int           // concurrent streams of the loaded run
 	Delay       time.Duration // the provider's time per call (first event at half of it)
+	// Paced is the time per call of the paced loaded run: the same reply at a model's pace
+	// (0: no paced run).
+	Paced time.Duration
 }
 
 // ProxyResult holds the proxy's added latency against direct calls to the same provider.
@@ -41,6 +44,8 @@ type ProxyResult struct {
 	// The same streams, Concurrency at a time.
 	LoadDirect, LoadProxied         Sample
 	LoadDirectTTFB, LoadProxiedTTFB Sample
+	// The paced run: Concurrency streams at a time, each of Paced.
+	PacedDirect, PacedProxied Sample
 	// AllocPerCall is the memory the process allocates per proxied streamed call (the proxy's
 	// share: the same call made directly is subtracted); PeakHeap the heap in use at the peak
 	// of the loaded run over the idle heap.
@@ -61,8 +66,9 @@ func benchReply() map[string]any {
 	return reply
 }
 
-// benchRequest is an agent's request of about 24 kB: a conversation some turns in.
-func benchRequest(stream bool) []byte {
+// benchRequest is an agent's request of about 24 kB: a conversation some turns in; user is
+// its metadata.user_id.
+func benchRequest(stream bool, user string) []byte {
 	msgs := []any{map[string]any{"role": "user", "content": "Fix the parser (task bench). " + strings.Repeat("Context line of the issue. ", 100)}}
 	for i := range 8 {
 		msgs = append(msgs,
@@ -70,14 +76,16 @@ func benchRequest(stream bool) []byte {
 			map[string]any{"role": "user", "content": []any{map[string]any{"type": "tool_result", "tool_use_id": fmt.Sprintf("toolu_%d", i), "content": strings.Repeat("line of output\n", 150)}}})
 	}
 	b, _ := json.Marshal(map[string]any{"model": "claude-sonnet-4-5", "max_tokens": 8192, "stream": stream, "messages": msgs,
-		"tools": []any{map[string]any{"name": "bash", "input_schema": map[string]any{"type": "object"}}}})
+		"metadata": map[string]any{"user_id": user},
+		"tools":    []any{map[string]any{"name": "bash", "input_schema": map[string]any{"type": "object"}}}})
 	return b
 }
 
 // benchProvider answers the Messages API after the spec's delay: unstreamed, the reply at
 // Delay; streamed, its first event at Delay/2 and the rest in ten bursts over the other half,
-// texts in 4-byte deltas as providers stream them.
-func benchProvider(delay time.Duration) *httptest.Server {
+// texts in 4-byte deltas as providers stream them. A request whose metadata.user_id is
+// "paced" takes paced instead of delay.
+func benchProvider(delay, paced time.Duration) *httptest.Server {
 	reply := benchReply()
 	body, _ := json.Marshal(reply)
 	events := providertest.SSE(providertest.SSEEventsSized(providertest.Anthropic, reply, 4))
@@ -90,10 +98,17 @@ func benchProvider(delay time.Duration) *httptest.Server {
 	}
 	return httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		var req struct {
-			Stream bool `json:"stream"`
+			Stream   bool `json:"stream"`
+			Metadata struct {
+				UserID string `json:"user_id"`
+			} `json:"metadata"`
 		}
 		data, _ := io.ReadAll(r.Body)
 		_ = json.Unmarshal(data, &req)
+		delay := delay
+		if req.Metadata.UserID == "paced" {
+			delay = paced
+		}
 		if !req.Stream {
 			time.Sleep(delay)
 			w.Header().Set("Content-Type", "application/json")
@@ -116,7 +131,7 @@ func benchProvider(delay time.Duration) *httptest.Server {
 // (one instance, the Anthropic wire), interleaved call by call.
 func MeasureProxy(ctx context.Context, spec ProxySpec, dir string) (ProxyResult, error) {
 	res := ProxyResult{Spec: spec}
-	prov := benchProvider(spec.Delay)
+	prov := benchProvider(spec.Delay, spec.Paced)
 	defer prov.Close()
 	name := "anthropic/claude-sonnet-4-5"
 	up, err := model.NewUpstream(model.Config{ModelName: name, BaseURL: prov.URL, Prices: map[string]model.Price{name: {Input: 3, Output: 15}}},
@@ -140,7 +155,7 @@ func MeasureProxy(ctx context.Context, spec ProxySpec, dir string) (ProxyResult,
 	tr := http.DefaultTransport.(*http.Transport).Clone()
 	tr.MaxIdleConnsPerHost = 2 * spec.Concurrency
 	client := &http.Client{Transport: tr}
-	unstreamed, streamed := benchRequest(false), benchRequest(true)
+	unstreamed, streamed := benchRequest(false, "bench"), benchRequest(true, "bench")
 	res.RequestBytes, res.StreamBytes = len(streamed), len(providertest.SSE(providertest.SSEEventsSized(providertest.Anthropic, benchReply(), 4)))
 
 	call := func(viaProxy bool, body []byte, worker int) (total, ttfb time.Duration, err error) {
@@ -224,6 +239,37 @@ func MeasureProxy(ctx context.Context, spec ProxySpec, dir string) (ProxyResult,
 	res.AllocPerCall -= res.DirectAllocPerCall
 	res.CPUPerCall -= res.DirectCPUPerCall
 
+	// load runs Concurrency workers, each making rounds × (one direct, one proxied) calls of
+	// body, the order alternating between workers and rounds.
+	load := func(rounds int, body []byte) (ld, lp, ldt, lpt []time.Duration, firstErr error) {
+		var mu sync.Mutex
+		var wg sync.WaitGroup
+		for w := range spec.Concurrency {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for r := range rounds {
+					for k := range 2 {
+						via := (w+r+k)%2 == 1
+						tot, ttfb, err := call(via, body, w)
+						mu.Lock()
+						switch {
+						case err != nil && firstErr == nil:
+							firstErr = err
+						case err == nil && via:
+							lp, lpt = append(lp, tot), append(lpt, ttfb)
+						case err == nil:
+							ld, ldt = append(ld, tot), append(ldt, ttfb)
+						}
+						mu.Unlock()
+					}
+				}
+			}()
+		}
+		wg.Wait()
+		return ld, lp, ldt, lpt, firstErr
+	}
+
 	// Concurrency streams at a time, each worker alternating direct and proxied calls.
 	runtime.GC()
 	idle := heapInUse()
@@ -246,44 +292,24 @@ func MeasureProxy(ctx context.Context, spec ProxySpec, dir string) (ProxyResult,
 			}
 		}
 	}()
-	var mu sync.Mutex
-	var ld, lp, ldt, lpt []time.Duration
-	var firstErr error
-	var wg sync.WaitGroup
-	rounds := max(1, spec.Calls/4)
-	for w := range spec.Concurrency {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for r := range rounds {
-				for k := range 2 {
-					via := (w+r+k)%2 == 1
-					tot, ttfb, err := call(via, streamed, w)
-					mu.Lock()
-					switch {
-					case err != nil && firstErr == nil:
-						firstErr = err
-					case err == nil && via:
-						lp, lpt = append(lp, tot), append(lpt, ttfb)
-					case err == nil:
-						ld, ldt = append(ld, tot), append(ldt, ttfb)
-					}
-					mu.Unlock()
-				}
-			}
-		}()
-	}
-	wg.Wait()
+	ld, lp, ldt, lpt, err := load(max(1, spec.Calls/4), streamed)
 	close(stop)
 	sampler.Wait()
-	if firstErr != nil {
-		return res, firstErr
+	if err != nil {
+		return res, err
 	}
 	if p := peak.Load(); p > idle {
 		res.PeakHeap = p - idle
 	}
 	res.LoadDirect, res.LoadProxied = Summarize(ld), Summarize(lp)
 	res.LoadDirectTTFB, res.LoadProxiedTTFB = Summarize(ldt), Summarize(lpt)
+	if spec.Paced > 0 {
+		pd, pp, _, _, err := load(1, benchRequest(true, "paced"))
+		if err != nil {
+			return res, err
+		}
+		res.PacedDirect, res.PacedProxied = Summarize(pd), Summarize(pp)
+	}
 	for _, in := range insts {
 		if _, err := in.End(); err != nil {
 			return res, err
@@ -305,6 +331,16 @@ func heapInUse() uint64 {
 	s := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
 	metrics.Read(s)
 	return s[0].Value.Uint64()
+}
+
+func pacedRow(r ProxyResult) Row {
+	if r.Spec.Paced <= 0 {
+		return Row{What: "model proxy: paced concurrent streams", Measured: "not measured", NA: true}
+	}
+	rm, rp := ratio(r.PacedProxied.Median, r.PacedDirect.Median), ratio(r.PacedProxied.P90, r.PacedDirect.P90)
+	return Row{What: fmt.Sprintf("model proxy: %d concurrent streams at a model's pace (the same reply over %s), whole call, proxy ÷ direct", r.Spec.Concurrency, r.Spec.Paced.Round(time.Millisecond)),
+		Measured: fmt.Sprintf("median %.3f×, p90 %.3f×; direct median %s, proxied median %s (n=%d)", rm, rp, ms(r.PacedDirect.Median), ms(r.PacedProxied.Median), r.PacedProxied.N),
+		Goal:     "≤ 1.05×", Pass: rm <= 1.05}
 }
 
 func ratio(a, b time.Duration) float64 {
@@ -343,6 +379,7 @@ func (r ProxyResult) Rows() []Row {
 			Measured: load + "; direct " + sample(r.LoadDirect) + ", proxied " + sample(r.LoadProxied), Goal: "≤ 1.05×", Pass: loadOK},
 		{What: fmt.Sprintf("model proxy: %d concurrent streams, first byte, proxy ÷ direct", s.Concurrency),
 			Measured: loadT + "; direct " + sample(r.LoadDirectTTFB) + ", proxied " + sample(r.LoadProxiedTTFB), Goal: "≤ 1.05×", Pass: loadTOK},
+		pacedRow(r),
 		{What: "model proxy: CPU per streamed call", Measured: fmt.Sprintf("%s besides the direct call's %s (client and provider, same process)", ms(r.CPUPerCall), ms(r.DirectCPUPerCall)), NA: true},
 		{What: "model proxy: memory", Measured: fmt.Sprintf("%.0f KB allocated per streamed call (%d-byte request, %d-byte stream) besides the direct call's %.0f KB; heap in use at the peak of %d concurrent streams (both sides) +%.1f MB over idle",
 			r.AllocPerCall/1e3, r.RequestBytes, r.StreamBytes, r.DirectAllocPerCall/1e3, s.Concurrency, float64(r.PeakHeap)/1e6), NA: true},

@@ -36,6 +36,7 @@ func main() {
 		proxyN    = flag.Int("proxy-n", 50, "calls per side and mode of the model proxy's comparison")
 		proxyC    = flag.Int("proxy-streams", 64, "concurrent streams of the model proxy's loaded comparison")
 		proxyD    = flag.Duration("proxy-delay", 100*time.Millisecond, "the local provider's time per call in the model proxy's comparison")
+		proxyP    = flag.Duration("proxy-paced", 10*time.Second, "the local provider's time per call in the paced run of the model proxy's comparison (0: none)")
 		bin       = flag.String("bin", "", "swebench-run binary (default: go build into the temp dir)")
 		rowsOut   = flag.String("json", "", "also write the measured rows as JSON to this file")
 		from      = flag.String("from", "", "comma-separated JSON row files of earlier partial runs: their rows come first (e.g. a scale test run separately)")
@@ -59,7 +60,7 @@ func main() {
 	}
 	jsonOut = *rowsOut
 	kubeRounds, kubeStarts = *kubeN, *kubeStart
-	proxySpec = bench.ProxySpec{Calls: *proxyN, Concurrency: *proxyC, Delay: *proxyD}
+	proxySpec = bench.ProxySpec{Calls: *proxyN, Concurrency: *proxyC, Delay: *proxyD, Paced: *proxyP}
 	if *keep && *out != "-" {
 		prior = append(prior, existingRows(*out)...)
 	}
@@ -381,12 +382,16 @@ Benchmark containers run the local base image ` + "`swebench-run/base:bookworm`"
   agent turn of the streaming benchmark (about 2,000 characters of text and a tool call writing
   1,500 characters, texts in 4-byte deltas: 926 events, 116 kB); the request a 24 kB
   conversation. *Direct* is a plain ` + "`net/http`" + ` client posting to the provider; *through the proxy*
-  the same client posting to ` + "`model/proxy`" + ` (one instance, its token), which forwards through
+  the same client posting to ` + "`model/proxy`" + ` (one instance per worker, its token), which forwards through
   ` + "`model`" + ` (its client, limiter, price, record written after every call). Calls alternate
   direct and proxied, unstreamed and streamed, one at a time; then 64 workers each alternate
   streamed calls of both kinds. *First byte* is the time to the first byte of the response body;
   *whole call* to its last. The ratios compare medians and p90s of the same run. *Memory*: the
   bytes the process allocates per streamed call through the proxy less those of a direct call
   (Go's ` + "`TotalAlloc`" + `), and the peak heap in use during the 64-stream run (sampled every 5 ms)
-  over the heap before it.
+  over the heap before it; *CPU*: the process's user + system time per streamed call through the
+  proxy less that of a direct call (getrusage), measured like the allocations. The *paced* run
+  makes one call of each kind per worker, 64 workers at once, with the same reply sent at a
+  model's pace: its first event at 5 s and the rest in ten bursts over the next 5 s (about 185
+  events a second, a fast model's rate).
 `
