@@ -550,3 +550,52 @@ func TestInstanceEnv(t *testing.T) {
 		t.Errorf("URL %s, want the advertised host with the bound port", p.URL())
 	}
 }
+
+// The provider refusing the run's credentials is no fault of the agent's key: the agent gets a
+// server error, and the instance is done (the failure is fatal for the run, model.ErrFatal).
+func TestFatalProviderError(t *testing.T) {
+	r := newRig(t, kindNamed(t, "Anthropic"), rigOptions{wrapper: answer(-1, 401, nil,
+		`{"type":"error","error":{"type":"authentication_error","message":"invalid x-api-key"}}`)})
+	c := sdkFor(r, http.DefaultClient).(anthropicAgent)
+	_, err := c.call(context.Background(), c.params(), false)
+	if code, typ := sdkError(t, err); code != 500 || typ != "api_error" {
+		t.Errorf("SDK error %d %s, want 500 api_error", code, typ)
+	}
+	select {
+	case <-r.inst.Done():
+	default:
+		t.Fatal("Done is open after a fatal provider error")
+	}
+	if err := r.inst.Err(); !errors.Is(err, model.ErrFatal) {
+		t.Errorf("Err() = %v, want model.ErrFatal", err)
+	}
+}
+
+// A path the proxy does not serve is answered 404 in the shape of the API it looks like, to a
+// live token; without one, as a bad key.
+func TestUnknownPath(t *testing.T) {
+	r := newRig(t, kindNamed(t, "Anthropic"), rigOptions{})
+	for _, tt := range []struct {
+		method, path string
+		hdr          http.Header
+		want         int
+		body         string
+	}{
+		{"GET", "/v1/models", http.Header{"X-Api-Key": {r.inst.Token()}, "Anthropic-Version": {"2023-06-01"}}, 404, `"not_found_error"`},
+		{"GET", "/v1/models", http.Header{"Authorization": {"Bearer " + r.inst.Token()}}, 404, `"model_not_found"`},
+		{"POST", "/v1beta/models/gemini-2.5-pro:embedContent", http.Header{"X-Goog-Api-Key": {r.inst.Token()}}, 404, `"NOT_FOUND"`},
+		{"GET", "/v1/models", http.Header{}, 401, `"invalid_api_key"`},
+	} {
+		req, _ := http.NewRequest(tt.method, r.proxy.URL()+tt.path, nil)
+		req.Header = tt.hdr
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != tt.want || !strings.Contains(string(body), tt.body) {
+			t.Errorf("%s %s: %d %s, want %d with %s", tt.method, tt.path, resp.StatusCode, body, tt.want, tt.body)
+		}
+	}
+}
