@@ -279,9 +279,6 @@ func TestTokenIsolation(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := r.proxy.Register("other", InstanceOptions{RecordPath: r.record + ".dup"}); err == nil {
-		t.Error("registering a live instance again succeeded")
-	}
 	post := func(path string, hdr http.Header) int {
 		req, _ := http.NewRequest(http.MethodPost, r.proxy.URL()+path, strings.NewReader(`{"contents":[{"role":"user","parts":[{"text":"`+testTask+`"}]}]}`))
 		req.Header = hdr
@@ -313,6 +310,10 @@ func TestTokenIsolation(t *testing.T) {
 		if got := post(tt.path, tt.hdr); got != tt.want {
 			t.Errorf("%s: HTTP %d, want %d", tt.name, got, tt.want)
 		}
+	}
+	// registering b again fails, and leaves its record alone
+	if _, err := r.proxy.Register("other", InstanceOptions{RecordPath: r.record + ".other"}); err == nil {
+		t.Error("registering a live instance again succeeded")
 	}
 	if s := b.Summary(); s.Calls != 2 {
 		t.Errorf("b made %d calls, want 2 (a's limit is a's)", s.Calls)

@@ -186,6 +186,16 @@ func (p *Proxy) Register(instanceID string, o InstanceOptions) (*Instance, error
 	if err != nil {
 		return nil, err
 	}
+	// Checked before the record is opened: a second registration must not truncate the
+	// record of the live instance.
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.closed {
+		return nil, errors.New("proxy: closed")
+	}
+	if _, dup := p.byName[instanceID]; dup {
+		return nil, fmt.Errorf("proxy: instance %s is already registered: end it first", instanceID)
+	}
 	rec, err := newRecorder(o.RecordPath)
 	if err != nil {
 		return nil, err
@@ -193,18 +203,6 @@ func (p *Proxy) Register(instanceID string, o InstanceOptions) (*Instance, error
 	in := &Instance{p: p, id: instanceID, tokenID: id, secret: []byte(secret), token: "sbr-" + id + "-" + secret,
 		limits: o.Limits, rec: rec, done: make(chan struct{})}
 	in.ctx, in.cancel = context.WithCancel(p.shutdown)
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if p.closed {
-		rec.close()
-		in.cancel()
-		return nil, errors.New("proxy: closed")
-	}
-	if _, dup := p.byName[instanceID]; dup {
-		rec.close()
-		in.cancel()
-		return nil, fmt.Errorf("proxy: instance %s is already registered: end it first", instanceID)
-	}
 	p.byID[id], p.byName[instanceID] = in, in
 	return in, nil
 }
