@@ -600,3 +600,23 @@ func TestUnknownPath(t *testing.T) {
 		}
 	}
 }
+
+// Claude Code calls the beta Messages API: /v1/messages?beta=true, its key as a bearer token
+// when it is given as ANTHROPIC_AUTH_TOKEN.
+func TestAnthropicBetaPath(t *testing.T) {
+	r := newRig(t, kindNamed(t, "Anthropic"), rigOptions{})
+	body := `{"model":"claude-opus-4-1","max_tokens":1024,"messages":[{"role":"user","content":"` + testTask + `"}]}`
+	req, _ := http.NewRequest(http.MethodPost, r.inst.Endpoints().Anthropic+"/v1/messages?beta=true", strings.NewReader(body))
+	req.Header.Set("Authorization", "Bearer "+r.inst.Token())
+	req.Header.Set("Anthropic-Version", "2023-06-01")
+	req.Header.Set("Anthropic-Beta", "tools-2024-04-04")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != 200 || !strings.Contains(string(data), `"tool_use"`) {
+		t.Errorf("HTTP %d %s, want the reply", resp.StatusCode, data)
+	}
+}
