@@ -223,3 +223,17 @@ func BenchmarkLoad(b *testing.B) {
 		})
 	}
 }
+
+// The proxy's measurement needs no Docker: a local provider, the proxy in front of it.
+func TestProxySmoke(t *testing.T) {
+	r, err := MeasureProxy(context.Background(), ProxySpec{Calls: iterations(t), Concurrency: 4, Delay: 20 * time.Millisecond, Paced: 40 * time.Millisecond}, t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, row := range r.Rows() {
+		t.Logf("%s: %s", row.What, row.Measured)
+	}
+	if r.Proxied.N == 0 || r.LoadProxied.N == 0 || r.ProxiedTTFB.Median <= 0 {
+		t.Errorf("nothing measured: %+v", r)
+	}
+}

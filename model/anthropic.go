@@ -1,6 +1,7 @@
 package model
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"strings"
@@ -246,7 +247,70 @@ func newAnthropicAssembler() *anthropicAssembler {
 	return &anthropicAssembler{json: map[int]*strings.Builder{}}
 }
 
+// anthropicDelta is a content_block_delta event of the common kinds, decoded without the
+// generic map (most events of a stream are these: one per few characters).
+type anthropicDelta struct {
+	Type  string `json:"type"`
+	Index int    `json:"index"`
+	Delta struct {
+		Type        string  `json:"type"`
+		Text        *string `json:"text"`
+		Thinking    *string `json:"thinking"`
+		Signature   *string `json:"signature"`
+		PartialJSON *string `json:"partial_json"`
+	} `json:"delta"`
+}
+
+// delta applies a text, thinking, signature or tool-input delta; false leaves the event to
+// the generic path (another delta type, or not such an event).
+func (a *anthropicAssembler) delta(name string, data []byte) (bool, error) {
+	if name != "content_block_delta" && (name != "" || !bytes.Contains(data[:min(len(data), 48)], []byte(`"content_block_delta"`))) {
+		return false, nil
+	}
+	var d anthropicDelta
+	if err := json.Unmarshal(data, &d); err != nil || d.Type != "content_block_delta" {
+		return false, nil
+	}
+	var key string
+	var v *string
+	switch d.Delta.Type {
+	case "text_delta":
+		key, v = "text", d.Delta.Text
+	case "thinking_delta":
+		key, v = "thinking", d.Delta.Thinking
+	case "signature_delta":
+		key, v = "signature", d.Delta.Signature
+	case "input_json_delta":
+		key, v = "", d.Delta.PartialJSON
+	default:
+		return false, nil
+	}
+	i := d.Index
+	if i < 0 || i >= len(a.blocks) || a.blocks[i] == nil {
+		return true, fmt.Errorf("content_block_delta for block %d before its start", i)
+	}
+	if key == "" {
+		if v == nil {
+			return true, nil
+		}
+		if a.json[i] == nil {
+			a.json[i] = &strings.Builder{}
+		}
+		a.json[i].WriteString(*v)
+		return true, nil
+	}
+	if v == nil {
+		appendString(a.blocks[i], key, nil)
+		return true, nil
+	}
+	appendString(a.blocks[i], key, *v)
+	return true, nil
+}
+
 func (a *anthropicAssembler) event(name string, data []byte) error {
+	if done, err := a.delta(name, data); done {
+		return err
+	}
 	ev, err := decodeObject(data)
 	if err != nil {
 		return err

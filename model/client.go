@@ -38,6 +38,14 @@ type client struct {
 	// makes the assembler of one streamed reply.
 	stream       streamFormat
 	newAssembler func() assembler
+	// Set only on the per-call copies the proxy makes (forward.go): committed reports that a
+	// streamed reply was already passed on, so a failure can no longer be retried; retried
+	// learns of each failed attempt that will be.
+	committed func() bool
+	retried   func(e *APIError, delay time.Duration)
+	// idle is called before each read of a stream's body: the events of the data read so far
+	// were all taken (the proxy flushes what it passed on once per read, not once per event).
+	idle func()
 
 	requestTimeout    time.Duration
 	stallTimeout      time.Duration
@@ -52,14 +60,20 @@ type client struct {
 // backoff; a 429 also pauses every worker. check validates a decoded response and returns the
 // tokens it used.
 func (c *client) post(ctx context.Context, body []byte, check func(map[string]any) (int, *APIError)) (map[string]any, error) {
+	resp, _, err := c.send(ctx, body, check)
+	return resp, err
+}
+
+// send is post that also returns the number of attempts made.
+func (c *client) send(ctx context.Context, body []byte, check func(map[string]any) (int, *APIError)) (map[string]any, int, error) {
 	est := len(body) / 4
 	for attempt := 0; ; attempt++ {
 		if err := c.budget.spentOut(); err != nil { // retries of an admitted call stop at the limit
-			return nil, err
+			return nil, attempt, err
 		}
 		t, err := c.lim.acquire(ctx, est)
 		if err != nil {
-			return nil, err
+			return nil, attempt, err
 		}
 		resp, apiErr := c.once(ctx, body)
 		used := 0
@@ -68,18 +82,18 @@ func (c *client) post(ctx context.Context, body []byte, check func(map[string]an
 		}
 		c.lim.release(t, apiErr == nil, apiErr != nil && apiErr.Status == StatusRateLimit, used)
 		if apiErr == nil {
-			return resp, nil
+			return resp, attempt + 1, nil
 		}
 		apiErr.Attempts = attempt + 1
 		if ctx.Err() != nil {
-			return nil, ctx.Err() // cancelled by the caller: not a model failure
+			return nil, attempt + 1, ctx.Err() // cancelled by the caller: not a model failure
 		}
-		if !apiErr.retryable {
-			return nil, apiErr
+		if !apiErr.retryable || c.committed != nil && c.committed() {
+			return nil, attempt + 1, apiErr
 		}
 		if attempt >= c.maxRetries {
 			apiErr.exhausted = true
-			return nil, apiErr
+			return nil, attempt + 1, apiErr
 		}
 		delay := c.delay(attempt, apiErr.retryAfter)
 		if apiErr.Status == StatusRateLimit {
@@ -87,8 +101,11 @@ func (c *client) post(ctx context.Context, body []byte, check func(map[string]an
 		}
 		c.logger.Warn("model call failed, retrying", "provider", c.provider, "attempt", attempt+1,
 			"status", apiErr.Status, "http_status", apiErr.HTTPStatus, "delay", delay, "error", apiErr.Error())
+		if c.retried != nil {
+			c.retried(apiErr, delay)
+		}
 		if err := c.clock.Sleep(ctx, delay, nil); err != nil {
-			return nil, err
+			return nil, attempt + 1, err
 		}
 	}
 }
@@ -201,7 +218,7 @@ func (c *client) classify(code int, body []byte, h http.Header) *APIError {
 // the same errors would be in an HTTP response; a stream that ends early is a transient error.
 func (c *client) readStream(ctx, reqCtx context.Context, stalled, streaming *atomic.Bool, resp *http.Response, alive func()) (map[string]any, *APIError) {
 	asm := c.newAssembler()
-	body := io.LimitReader(&progressReader{r: resp.Body, alive: alive}, maxResponseBytes)
+	body := io.LimitReader(&progressReader{r: resp.Body, alive: alive, before: c.idle}, maxResponseBytes)
 	var err error
 	switch c.stream {
 	case streamAWSEvent:
@@ -265,13 +282,18 @@ func (c *client) transportError(ctx, reqCtx context.Context, stalled, streaming 
 	return e
 }
 
-// progressReader reports every read that returned data.
+// progressReader reports every read that returned data (and, when before is set, every read
+// about to be made).
 type progressReader struct {
-	r     io.Reader
-	alive func()
+	r      io.Reader
+	alive  func()
+	before func()
 }
 
 func (p *progressReader) Read(b []byte) (int, error) {
+	if p.before != nil {
+		p.before()
+	}
 	n, err := p.r.Read(b)
 	if n > 0 {
 		p.alive()

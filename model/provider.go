@@ -45,6 +45,9 @@ type apiProvider struct {
 	budget       *Budget
 	logger       *slog.Logger
 	images       *problemImages // nil: the task goes as text only
+	// cred and kw are kept for the proxy's forwarding (forward.go), which makes its own calls.
+	cred credentials
+	kw   modelKwargs
 }
 
 // New returns the run's Provider for cfg.
@@ -69,6 +72,11 @@ func New(cfg Config, opts Options) (Provider, error) {
 	if ep.kind == kindReplay {
 		return newReplay(cfg, ep.replayDir, opts)
 	}
+	return newAPIProvider(cfg, ep, opts)
+}
+
+// newAPIProvider is New for a model called over HTTP; opts has its defaults.
+func newAPIProvider(cfg Config, ep endpoint, opts Options) (*apiProvider, error) {
 	kw, err := splitKwargs(cfg.ModelKwargs)
 	if err != nil {
 		return nil, err
@@ -91,7 +99,7 @@ func New(cfg Config, opts Options) (Provider, error) {
 		return nil, err
 	}
 
-	p := &apiProvider{cfg: cfg, ep: ep, budget: opts.Budget, logger: opts.Logger}
+	p := &apiProvider{cfg: cfg, ep: ep, budget: opts.Budget, logger: opts.Logger, cred: cred, kw: kw}
 	tracking := firstNonEmpty(cfg.CostTracking, opts.Env("MSWEA_COST_TRACKING"), "default")
 	switch tracking {
 	case "default":

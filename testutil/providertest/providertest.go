@@ -10,6 +10,7 @@ package providertest
 
 import (
 	"bytes"
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -66,13 +67,18 @@ type Options struct {
 	Path func(escapedPath string, body map[string]any) (stream bool, err error)
 	// Extra handles requests Path refuses (a token endpoint); nil: 404.
 	Extra http.Handler
+	// Check inspects a model call's request after its credentials (the body a cloud takes,
+	// a header); an error answers 400.
+	Check func(r *http.Request, body map[string]any) error
+	// Wrap puts a handler in front of the fake (faults: a 429 first, a stream cut short).
+	Wrap func(http.Handler) http.Handler
 }
 
 // New starts a fake provider, stopped when the test ends.
 func New(t testing.TB, script Script, o Options) *Server {
 	t.Helper()
 	s := &Server{t: t, wire: o.Wire, auth: o.Auth, script: script, paths: map[string]int{}}
-	s.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	var h http.Handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		body, _ := io.ReadAll(r.Body)
 		var req map[string]any
 		_ = json.Unmarshal(body, &req)
@@ -89,6 +95,12 @@ func New(t testing.TB, script Script, o Options) *Server {
 		if s.auth != nil {
 			if err := s.auth(r, body); err != nil {
 				writeError(w, http.StatusForbidden, err.Error())
+				return
+			}
+		}
+		if o.Check != nil {
+			if err := o.Check(r, req); err != nil {
+				writeError(w, http.StatusBadRequest, err.Error())
 				return
 			}
 		}
@@ -118,7 +130,11 @@ func New(t testing.TB, script Script, o Options) *Server {
 			w.Header().Set("Content-Type", "text/event-stream")
 			_, _ = w.Write(SSE(SSEEvents(s.wire, reply)))
 		}
-	}))
+	})
+	if o.Wrap != nil {
+		h = o.Wrap(h)
+	}
+	s.Server = httptest.NewServer(h)
 	t.Cleanup(s.Close)
 	return s
 }
@@ -228,7 +244,8 @@ func Reply(wire string, t Turn, turn int, instance string) map[string]any {
 		for i, c := range t.Commands {
 			p := map[string]any{"functionCall": map[string]any{"name": "bash", "args": args(c)}}
 			if i == 0 {
-				p["thoughtSignature"] = fmt.Sprintf("sig-%s-t%d", instance, turn)
+				// Gemini's signatures are base64 (bytes in the Go SDK's Part.ThoughtSignature).
+				p["thoughtSignature"] = base64.StdEncoding.EncodeToString(fmt.Appendf(nil, "sig-%s-t%d", instance, turn))
 			}
 			parts = append(parts, p)
 		}
@@ -296,7 +313,8 @@ func history(wire string, req map[string]any, turns int) error {
 				if pm["functionCall"] == nil {
 					continue
 				}
-				if sig, _ := pm["thoughtSignature"].(string); !strings.HasPrefix(sig, "sig-") {
+				sig, _ := pm["thoughtSignature"].(string)
+				if raw, err := base64.StdEncoding.DecodeString(sig); err != nil || !bytes.HasPrefix(raw, []byte("sig-")) {
 					return fmt.Errorf("Function call is missing a thought_signature in functionCall parts. This is required for tools to work correctly (contents[%d])", i)
 				}
 				break

@@ -21,7 +21,7 @@ func TestHistoryRefusals(t *testing.T) {
 		turns   int
 		wantErr bool
 	}{
-		{Gemini, `{"contents":[{"role":"user","parts":[{"text":"t"}]},{"role":"model","parts":[{"text":"x"},{"functionCall":{"name":"bash","args":{}},"thoughtSignature":"sig-a-t0"}]}]}`, 1, false},
+		{Gemini, `{"contents":[{"role":"user","parts":[{"text":"t"}]},{"role":"model","parts":[{"text":"x"},{"functionCall":{"name":"bash","args":{}},"thoughtSignature":"c2lnLWEtdDA="}]}]}`, 1, false},
 		{Gemini, `{"contents":[{"role":"user","parts":[{"text":"t"}]},{"role":"model","parts":[{"functionCall":{"name":"bash","args":{}}}]}]}`, 1, true},
 		{Anthropic, `{"messages":[{"role":"assistant","content":[{"type":"thinking","thinking":"x","signature":"sig-a"},{"type":"text","text":"y"}]}]}`, 1, false},
 		{Anthropic, `{"messages":[{"role":"assistant","content":[{"type":"text","text":"y"}]}]}`, 1, true},

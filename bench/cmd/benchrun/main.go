@@ -20,7 +20,7 @@ import (
 func main() {
 	var (
 		out       = flag.String("o", "BENCHMARKS.md", "Markdown file to write (- for stdout only)")
-		only      = flag.String("only", "roundtrip,overhead,scale,flood,load,resume,kube", "measurements to run, comma-separated (kube: the Kubernetes backend on the cluster of $KUBECONFIG, default the test cluster of scripts/kube-up.sh)")
+		only      = flag.String("only", "roundtrip,overhead,scale,flood,load,resume,kube,proxy", "measurements to run, comma-separated (kube: the Kubernetes backend on the cluster of $KUBECONFIG, default the test cluster of scripts/kube-up.sh)")
 		kubeN     = flag.Int("kube-n", 100, "round trips per method of the Kubernetes comparison")
 		kubeStart = flag.Int("kube-starts", 20, "pod and container starts of the Kubernetes comparison, and instances per side of its overhead comparison")
 		keep      = flag.Bool("keep", false, "keep the rows of the existing report (-o) that this run does not measure (e.g. -only kube -keep adds the Kubernetes rows)")
@@ -33,6 +33,10 @@ func main() {
 		finished  = flag.Int("resume", 20000, "finished instances of the resume test")
 		flood     = flag.Int64("flood", bench.FloodBytes, "bytes printed by the flood command")
 		loads     = flag.Int("loads", 20, "loads per dataset")
+		proxyN    = flag.Int("proxy-n", 50, "calls per side and mode of the model proxy's comparison")
+		proxyC    = flag.Int("proxy-streams", 64, "concurrent streams of the model proxy's loaded comparison")
+		proxyD    = flag.Duration("proxy-delay", 100*time.Millisecond, "the local provider's time per call in the model proxy's comparison")
+		proxyP    = flag.Duration("proxy-paced", 10*time.Second, "the local provider's time per call in the paced run of the model proxy's comparison (0: none)")
 		bin       = flag.String("bin", "", "swebench-run binary (default: go build into the temp dir)")
 		rowsOut   = flag.String("json", "", "also write the measured rows as JSON to this file")
 		from      = flag.String("from", "", "comma-separated JSON row files of earlier partial runs: their rows come first (e.g. a scale test run separately)")
@@ -56,6 +60,7 @@ func main() {
 	}
 	jsonOut = *rowsOut
 	kubeRounds, kubeStarts = *kubeN, *kubeStart
+	proxySpec = bench.ProxySpec{Calls: *proxyN, Concurrency: *proxyC, Delay: *proxyD, Paced: *proxyP}
 	if *keep && *out != "-" {
 		prior = append(prior, existingRows(*out)...)
 	}
@@ -69,6 +74,7 @@ var (
 	prior                  []bench.Row
 	jsonOut                string
 	kubeRounds, kubeStarts int
+	proxySpec              bench.ProxySpec
 )
 
 // existingRows reads the results table of the report at path (none when it cannot).
@@ -227,6 +233,14 @@ func run(outPath, only string, n, overhead, instances int, workers string, delay
 		}
 		add(o.Rows())
 	}
+	if want["proxy"] {
+		logf("model proxy: %d calls per side, %d concurrent streams, %s per call", proxySpec.Calls, proxySpec.Concurrency, proxySpec.Delay)
+		p, err := bench.MeasureProxy(ctx, proxySpec, tmp)
+		if err != nil {
+			return fmt.Errorf("proxy: %w", err)
+		}
+		add(p.Rows())
+	}
 	_ = notes
 
 	if jsonOut != "" {
@@ -362,4 +376,22 @@ Benchmark containers run the local base image ` + "`swebench-run/base:bookworm`"
   predictions (no trajectories), a dataset of 20,001 instances of which one is unfinished; the
   binary resumes it with ` + "`--progress json`" + `, and the time is from process start to the
   ` + "`starting`" + ` event of that instance on stderr (emitted right before its container is created).
+- **Model proxy** (rows starting with *model proxy*; no Docker). A local provider speaking the
+  Messages API answers after 100 ms: unstreamed, the reply at 100 ms; streamed, its first event
+  at 50 ms and the other events in ten bursts over the next 50 ms. The reply is the typical
+  agent turn of the streaming benchmark (about 2,000 characters of text and a tool call writing
+  1,500 characters, texts in 4-byte deltas: 926 events, 116 kB); the request a 24 kB
+  conversation. *Direct* is a plain ` + "`net/http`" + ` client posting to the provider; *through the proxy*
+  the same client posting to ` + "`model/proxy`" + ` (one instance per worker, its token), which forwards through
+  ` + "`model`" + ` (its client, limiter, price, record written after every call). Calls alternate
+  direct and proxied, unstreamed and streamed, one at a time; then 64 workers each alternate
+  streamed calls of both kinds. *First byte* is the time to the first byte of the response body;
+  *whole call* to its last. The ratios compare medians and p90s of the same run. *Memory*: the
+  bytes the process allocates per streamed call through the proxy less those of a direct call
+  (Go's ` + "`TotalAlloc`" + `), and the peak heap in use during the 64-stream run (sampled every 5 ms)
+  over the heap before it; *CPU*: the process's user + system time per streamed call through the
+  proxy less that of a direct call (getrusage), measured like the allocations. The *paced* run
+  makes one call of each kind per worker, 64 workers at once, with the same reply sent at a
+  model's pace: its first event at 5 s and the rest in ten bursts over the next 5 s (about 185
+  events a second, a fast model's rate).
 `
