@@ -288,7 +288,7 @@ func (p *sweepJob) execute(ctx context.Context, stop <-chan struct{}, st *sweepS
 			Resume: runner.Resume{MaxAttempts: sf.MaxAttempts},
 		}
 		if sf.Eval {
-			if cs.eval, err = newEvaluator(backend, filepath.Join(cs.path, "eval"), cs.runID, r.workers, sf.EvalTimeout, false, tmpl, stop, cs.logger.With("eval", cs.runID)); err != nil {
+			if cs.eval, err = newEvaluator(backend, filepath.Join(cs.path, "eval"), cs.runID, r.workers, sf.EvalTimeout, false, tmpl, stop, cs.logger.With("eval", cs.runID), cellEnvironmentCheck(cs.loaded)); err != nil {
 				return err
 			}
 			cells[k].AfterInstance = evalHook(cs, progress)
