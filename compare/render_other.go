@@ -51,6 +51,9 @@ func WriteMarkdown(w io.Writer, res *Result) error {
 	if writeFlagsText(w, res, "- ") {
 		p("\n")
 	}
+	if writeSetApartMarkdown(w, res) {
+		p("\n")
+	}
 	p("| verdict |")
 	for _, in := range res.Inputs {
 		p(" %s |", code(in.Name))

@@ -30,6 +30,7 @@ func WriteText(w io.Writer, res *Result) error {
 	writeMetricsTable(p, res)
 	writeRepeats(p, res)
 	tw.Flush()
+	writeSetApartText(w, res, "")
 
 	detailed := len(res.Inputs) <= 2 || res.Gate != nil
 	for _, pr := range res.Pairs {

@@ -33,6 +33,8 @@ type compareFlags struct {
 	seed             uint64
 	resamples        int
 	allowUnevaluated bool
+	validation       string
+	includeBroken    bool
 }
 
 func newCompareCmd() *cobra.Command {
@@ -48,7 +50,11 @@ per repository, costs and statuses side by side. Three or more inputs add an ins
 matrix and each input against the best. Repeats (the cells of one sweep variant) add the mean over
 repeats with a bootstrap interval clustered by instance, pass@k and pass^k. Instances whose verdict
 differs between repeats, or between nights of the same config in the history file, are flaky:
-listed, and left out of the paired figures and the gate.
+listed, and left out of the paired figures and the gate. With a validation of the instances'
+environments (swebench-run validate; --validation, else its store), instances whose environment
+is broken (gold fails, empty passes, infrastructure, known bad) leave the paired figures and the
+gate, and its flaky instances are flaky; the output says which and why (--include-broken keeps
+them).
 
 An INPUT is a swebench-run output directory (evaluated), a sweep folder (every cell), mini-swe-agent
 output (give its harness logs with --eval-logs), a harness run report <model>.<run_id>.json, an
@@ -96,6 +102,8 @@ submission folder). LABEL= names it in the output.`,
 	fs.Uint64Var(&f.seed, "seed", 1, "seed of the bootstrap (printed with its intervals)")
 	fs.IntVar(&f.resamples, "resamples", 2000, "bootstrap resamples")
 	fs.BoolVar(&f.allowUnevaluated, "allow-unevaluated", false, "read run directories without an evaluation (their instances are not submitted)")
+	fs.StringVar(&f.validation, "validation", "", "the instances' validation (a validation.json, or a store; default: the store of `swebench-run validate`, for the inputs' datasets)")
+	fs.BoolVar(&f.includeBroken, "include-broken", false, "keep the instances whose environment the validation found broken (and its flaky ones) in the paired figures and the gate")
 	metavar(fs, "baseline", "INPUT")
 	metavar(fs, "alpha", "P")
 	metavar(fs, "eval-logs", "[INPUT=]DIR")
@@ -103,8 +111,9 @@ submission folder). LABEL= names it in the output.`,
 	metavar(fs, "history-file", "FILE")
 	metavar(fs, "seed", "N")
 	metavar(fs, "resamples", "N")
+	metavar(fs, "validation", "PATH")
 	flagGroup(fs, "Gate", "baseline", "fail-on-regression", "alpha")
-	flagGroup(fs, "Inputs", "eval-logs", "allow-unevaluated", "history", "history-file")
+	flagGroup(fs, "Inputs", "eval-logs", "allow-unevaluated", "history", "history-file", "validation", "include-broken")
 	flagGroup(fs, "Output", "json", "markdown", "csv", "seed", "resamples")
 	completeFlags(cmd, map[string]cobra.CompletionFunc{"eval-logs": completeDirs, "history-file": cobra.FixedCompletions(nil, cobra.ShellCompDirectiveDefault)})
 	return cmd
@@ -137,7 +146,10 @@ func compareInputs(args []string, f compareFlags, stdout, stderr io.Writer) erro
 	if err != nil {
 		return err
 	}
-	opts := compare.Options{Baseline: f.baseline, Alpha: f.alpha, Seed: f.seed, Resamples: f.resamples}
+	opts := compare.Options{Baseline: f.baseline, Alpha: f.alpha, Seed: f.seed, Resamples: f.resamples, IncludeBroken: f.includeBroken}
+	if opts.Validation, opts.ValidationSource, err = runsValidation(runs, f.validation); err != nil {
+		return err
+	}
 	histPath := f.historyFile
 	if histPath == "" {
 		histPath = defaultHistoryFile(runs)

@@ -38,7 +38,7 @@ func runSweep(ctx context.Context, stop <-chan struct{}, f *sweepFlags, stdout, 
 	if err != nil {
 		return fmt.Errorf("%w: %w", errUsage, err)
 	}
-	p := &sweepJob{Plan: plan, run: f.run}
+	p := &sweepJob{Plan: plan, run: f.run, includeBroken: f.includeBroken}
 	pull := dockerenv.PullPolicy(p.run.pull)
 	switch pull {
 	case dockerenv.PullMissing, dockerenv.PullAlways, dockerenv.PullNever:
@@ -63,7 +63,8 @@ func runSweep(ctx context.Context, stop <-chan struct{}, f *sweepFlags, stdout, 
 // sweepJob is a planned sweep with the command line's settings of where and how it runs.
 type sweepJob struct {
 	*sweep.Plan
-	run runFlags // containers, limits, progress
+	run           runFlags // containers, limits, progress
+	includeBroken bool     // --include-broken
 }
 
 // sweepState is what prepare builds for each model and cell before anything runs.
@@ -453,7 +454,11 @@ func (p *sweepJob) compare(stdout, stderr io.Writer, now time.Time) error {
 	if torn {
 		fmt.Fprintf(stderr, "swebench-run: warning: %s: the last line is torn (a crash while appending) and was ignored\n", p.History)
 	}
-	res, err := compare.Compare(runs, compare.Options{Baseline: sf.Baseline, History: history})
+	opts := compare.Options{Baseline: sf.Baseline, History: history, IncludeBroken: p.includeBroken}
+	if opts.Validation, opts.ValidationSource, err = runsValidation(runs, ""); err != nil {
+		return err
+	}
+	res, err := compare.Compare(runs, opts)
 	if err != nil {
 		return err
 	}

@@ -518,3 +518,46 @@ func cellEnvironmentCheck(loaded *dataset.Loaded) func(*eval.Options) {
 	}
 	return check
 }
+
+// runsValidation is the validation compare, sweep, report and submission --check read for
+// their runs: the validation at path (--validation), else the default store's folder of every
+// dataset and revision the runs name. It returns the records by instance id and where they were
+// read ("" and nil when there are none).
+func runsValidation(runs []*compare.Run, path string) (map[string]validation.Record, string, error) {
+	if path != "" {
+		set, err := validation.Open(path)
+		if err != nil {
+			return nil, "", fmt.Errorf("--validation %s: %w", path, err)
+		}
+		return set.Records, path, nil
+	}
+	store, err := validationStore("")
+	if err != nil {
+		return nil, "", nil //nolint:nilerr // without a cache directory there is no validation to read
+	}
+	recs := map[string]validation.Record{}
+	var sources []string
+	seen := map[string]bool{}
+	for _, r := range runs {
+		key := r.Dataset + "\x00" + r.DatasetRevision
+		if r.Dataset == "" || seen[key] {
+			continue
+		}
+		seen[key] = true
+		set, err := store.Load(r.Dataset, r.DatasetRevision)
+		if err != nil {
+			return nil, "", err
+		}
+		if set.Len() == 0 {
+			continue
+		}
+		sources = append(sources, set.Path)
+		for id, rec := range set.Records {
+			recs[id] = rec
+		}
+	}
+	if len(recs) == 0 {
+		return nil, "", nil
+	}
+	return recs, strings.Join(sources, ", "), nil
+}
