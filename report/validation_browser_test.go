@@ -26,7 +26,10 @@ func TestReportValidationInBrowser(t *testing.T) {
 	b := browsertest.Start(t)
 	var seen []*compare.Run
 	rep, err := report.Load(context.Background(), []compare.Source{{Path: out, EvalLogs: logs}}, report.Options{Dataset: split, Version: "test",
-		Validation: func(runs []*compare.Run) (map[string]validation.Record, string, error) { seen = runs; return recs, "test store", nil }})
+		Validation: func(runs []*compare.Run) (map[string]validation.Record, string, error) {
+			seen = runs
+			return recs, "test store", nil
+		}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -71,7 +71,9 @@ func (f *reportInputFlags) sources(args []string) ([]compare.Source, error) {
 func (f *reportInputFlags) options() report.Options {
 	return report.Options{Baseline: f.baseline, HistoryFile: f.historyFile, HistoryNights: f.historyNights, Dataset: f.split,
 		Title: f.title, AllowUnevaluated: f.allowUnevaluated, Version: version, IncludeBroken: f.includeBroken,
-		Validation: func(runs []*compare.Run) (map[string]validation.Record, string, error) { return runsValidation(runs, f.validation) }}
+		Validation: func(runs []*compare.Run) (map[string]validation.Record, string, error) {
+			return runsValidation(runs, f.validation)
+		}}
 }
 
 func newReportCmd() *cobra.Command {
