@@ -561,3 +561,18 @@ func runsValidation(runs []*compare.Run, path string) (map[string]validation.Rec
 	}
 	return recs, strings.Join(sources, ", "), nil
 }
+
+// datasetValidation is the validation of a dataset loaded from src: the one at path
+// (--validation), else the default store's folder of the dataset.
+func datasetValidation(path string, src dataset.Source) (map[string]validation.Record, error) {
+	raw, err := json.Marshal(dataset.Manifest{Source: src})
+	if err != nil {
+		return nil, err
+	}
+	name, rev := compare.DatasetOf(raw)
+	set, err := openValidation(path, name, rev)
+	if err != nil || set == nil {
+		return nil, err
+	}
+	return set.Records, nil
+}
