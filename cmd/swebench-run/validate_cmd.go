@@ -86,7 +86,7 @@ sweep, report, stats and submission --check read the store: docs/validation.md.`
 	fs.StringVar(&f.split, "split", "", "dataset to validate (as for run)")
 	fs.StringVar(&f.ids, "instance-ids", "", "only these ids: id,id,… or @FILE")
 	fs.StringVar(&f.filter, "filter", "", "only ids matching this regex at their start")
-	fs.StringArrayVar(&f.knownBad, "known-bad", nil, "a list of instances known to be broken (one id per line, `ID [OUTCOME] [NOTE]`, or JSON): recorded as listed, not graded; repeatable")
+	fs.StringArrayVar(&f.knownBad, "known-bad", nil, "a list of instances known to be broken (one id per line, `ID [OUTCOME] [NOTE]`, or JSON): recorded as listed, not graded")
 	flagGroup(fs, "Input", "split", "instance-ids", "filter", "known-bad")
 	metavar(fs, "split", "DATASET")
 	metavar(fs, "instance-ids", "IDS")
