@@ -29,13 +29,13 @@ import (
 // harness's, SWE-rebench-V2's and SWE-PolyBench's demo rows, in their images' layouts: /testbed,
 // /tallykit, /repo), healthy or made broken in this test, in one dataset file.
 const (
-	vHealthy    = "demo__confparse-31"   // the demo row as it is
-	vHealthyImg = "demo__datekit-120"    // the demo row on a copy of its image (whose digest the test changes)
-	vNoDep      = "demo__moneyfmt-70"    // an image without a module a test imports (colorsys)
-	vCrash      = "demo__pagination-10"  // an image whose test runner (pytest) segfaults at start
-	vNoBug      = "demo__queuekit-40"    // FAIL_TO_PASS: a test that does not test the bug
-	vFlaky      = "demo__slugkit-230"    // a test reading a number that is odd every other time
-	vKnownBad   = "demo__confparse-310"  // listed broken by a known-bad file, never graded
+	vHealthy    = "demo__confparse-31"  // the demo row as it is
+	vHealthyImg = "demo__datekit-120"   // the demo row on a copy of its image (whose digest the test changes)
+	vNoDep      = "demo__moneyfmt-70"   // an image without a module a test imports (colorsys)
+	vCrash      = "demo__pagination-10" // an image whose test runner (pytest) segfaults at start
+	vNoBug      = "demo__queuekit-40"   // FAIL_TO_PASS: a test that does not test the bug
+	vFlaky      = "demo__slugkit-230"   // a test reading a number that is odd every other time
+	vKnownBad   = "demo__confparse-310" // listed broken by a known-bad file, never graded
 	rHealthy    = "swebench-run__tallykit-1"
 	rNoDep      = "swebench-run__tallykit-10"
 	rCrash      = "swebench-run__tallykit-11"
