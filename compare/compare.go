@@ -12,8 +12,10 @@ import (
 	"github.com/swebench-run/swebench-run/validation"
 )
 
-// SchemaVersion is the version of the JSON form of Result (see JSON.md).
-const SchemaVersion = 1
+// SchemaVersion is the version of the JSON form of Result (see JSON.md). Version 2 groups the
+// inputs by dataset (Result.Datasets, Input.Dataset, Pair.Dataset), moves best into the
+// dataset, adds the pooled figures over datasets and the gate's correction for several datasets.
+const SchemaVersion = 2
 
 // Options of a comparison.
 type Options struct {
@@ -55,7 +57,8 @@ func (o *Options) defaults() {
 	}
 }
 
-// Result is a comparison: one Input per compared side, the pairs, the gate, and the verdicts of
+// Result is a comparison: the datasets, one Input per compared side (each on one dataset), the
+// pairs within each dataset, the figures pooled over datasets, the gate, and the verdicts of
 // every instance. Its JSON form is stable (SchemaVersion, JSON.md).
 type Result struct {
 	SchemaVersion   int            `json:"schema_version"`
@@ -63,10 +66,12 @@ type Result struct {
 	ConfidenceLevel float64        `json:"confidence_level"`
 	Methods         Methods        `json:"methods"`
 	Instances       int            `json:"instances"` // ids known to any input
-	Inputs          []Input        `json:"inputs"`
-	Pairs           []Pair         `json:"pairs"`
-	Best            string         `json:"best,omitempty"` // with 3 or more inputs: the highest resolved rate
+	Datasets        []DatasetGroup `json:"datasets"`
+	Inputs          []Input        `json:"inputs"` // grouped by dataset, in the order of Datasets
+	Pairs           []Pair         `json:"pairs"`  // within a dataset only
 	VsBest          []Pair         `json:"vs_best,omitempty"`
+	Pooled          []Pooled       `json:"pooled,omitempty"`   // pairs found on several datasets
+	Variants        []Variant      `json:"variants,omitempty"` // inputs found on several datasets
 	Gate            *Gate          `json:"gate,omitempty"`
 	Trend           []VariantTrend `json:"trend,omitempty"` // set by the caller from the history
 	Warnings        []string       `json:"warnings"`
@@ -78,14 +83,35 @@ type Result struct {
 
 // Methods names the statistical methods used.
 type Methods struct {
-	CI        string `json:"ci"`
-	Test      string `json:"test"`
-	Bootstrap string `json:"bootstrap"`
+	CI         string `json:"ci"`
+	Test       string `json:"test"`
+	Bootstrap  string `json:"bootstrap"`
+	Pooled     string `json:"pooled"`
+	Correction string `json:"correction"`
 }
 
-// Input is one side of the comparison: a run, or the repeats of one sweep variant.
+// DatasetGroup is one dataset of the comparison: its inputs are compared with each other only.
+// Runs are on one dataset when they record the same dataset name and either the same revision or
+// revisions that share instances (two revisions of one dataset: compared, with a warning); a
+// sweep's cells follow the sweep's datasets; a run that records no dataset joins the one it
+// shares the most instances with.
+type DatasetGroup struct {
+	// Name is how the output names the dataset: the sweep's name for it, else the dataset's own
+	// (with @revision when two groups would share it); "" for runs that record none.
+	Name      string   `json:"name"`
+	Dataset   string   `json:"dataset"`   // as the runs record it (run.json, sweep.json); "" unknown
+	Revisions []string `json:"revisions"` // recorded by its runs, sorted
+	Instances int      `json:"instances"` // ids known to its inputs
+	Inputs    []string `json:"inputs"`    // the names of its inputs, in Result.Inputs order
+	// Best is, with 3 or more inputs, the one with the highest resolved rate (VsBest).
+	Best string `json:"best,omitempty"`
+}
+
+// Input is one side of the comparison: a run, or the repeats of one sweep variant, on one
+// dataset.
 type Input struct {
 	Name         string          `json:"name"`
+	Dataset      string          `json:"dataset"` // DatasetGroup.Name
 	Runs         []RunInfo       `json:"runs"`
 	Repeats      int             `json:"repeats"`
 	Instances    int             `json:"instances"` // known to any repeat
@@ -195,6 +221,7 @@ type RepoStat struct {
 // Pair compares input B with input A (the reference: the baseline, or the earlier input) on the
 // instances both cover.
 type Pair struct {
+	Dataset    string     `json:"dataset"` // DatasetGroup.Name: both inputs are on it
 	A          string     `json:"a"`
 	B          string     `json:"b"`
 	Common     int        `json:"common"`
@@ -218,6 +245,7 @@ type Pair struct {
 	Bootstrap  *Bootstrap `json:"bootstrap,omitempty"` // with repeats: mean resolved, clustered by instance
 	Repos      []RepoPair `json:"repos"`
 	Warnings   []string   `json:"warnings"`
+	diffs      []float64  // per common instance, b's mean resolved minus a's
 }
 
 // RepoPair is a pair's result on one repository.
@@ -230,11 +258,13 @@ type RepoPair struct {
 	Regressed int     `json:"regressed"`
 }
 
-// Gate is the regression verdict of every input against the baseline.
+// Gate is the regression verdict of every input against the baseline, dataset by dataset.
 type Gate struct {
-	Baseline   string        `json:"baseline"`
-	Alpha      float64       `json:"alpha"`
-	Regression bool          `json:"regression"` // some input regressed significantly
+	Baseline string  `json:"baseline"`
+	Alpha    float64 `json:"alpha"`
+	// Correction names how the p-values of an input's datasets are adjusted (MethodCorrection).
+	Correction string        `json:"correction"`
+	Regression bool          `json:"regression"` // some input regressed significantly on some dataset
 	Verdicts   []GateVerdict `json:"verdicts"`
 }
 
@@ -246,13 +276,22 @@ const (
 	OutcomeNoOverlap   = "no common instances"
 )
 
-// GateVerdict is one input's verdict against the baseline.
+// GateVerdict is one input's verdict against the baseline on one dataset.
 type GateVerdict struct {
+	Dataset    string `json:"dataset"`
 	Candidate  string `json:"candidate"`
 	Baseline   string `json:"baseline"`
 	Outcome    string `json:"outcome"`
 	Regression bool   `json:"regression"`
-	Line       string `json:"line"`
+	// Test is "mcnemar" (single runs) or "bootstrap" (repeats); absent without a test (no
+	// common instances, all of them flaky).
+	Test string `json:"test,omitempty"`
+	// P is the test's p-value on this dataset; PAdjusted that p-value adjusted by Holm's
+	// step-down over the Tests datasets the candidate was tested on (equal to P on one).
+	P         *float64 `json:"p,omitempty"`
+	PAdjusted *float64 `json:"p_adjusted,omitempty"`
+	Tests     int      `json:"tests,omitempty"`
+	Line      string   `json:"line"`
 }
 
 // Row holds the verdicts of one instance: Verdicts[i][r] is input i's verdict in its repeat r
@@ -273,6 +312,8 @@ var ErrNoInputs = errors.New("nothing to compare")
 type side struct {
 	name   string
 	runs   []*Run
+	group  int         // index of its dataset
+	known  []bool      // per instance: known to a run of its dataset
 	v      [][]Verdict // per run, aligned to the ids
 	n, c   []int32     // per instance: repeats covering it, repeats resolving it
 	flaky  map[int]bool
@@ -284,8 +325,11 @@ type side struct {
 func (s *side) stable(i int) bool  { return !s.flaky[i] && !s.hflaky[i] && !s.vflaky[i] }
 func (s *side) mean(i int) float64 { return float64(s.c[i]) / float64(s.n[i]) }
 
-// Compare compares runs: runs of one Group are repeats of one input, every other run is an input
-// of its own.
+// Compare compares runs: it groups them by dataset (DatasetGroup), and within each dataset runs
+// of one Group are repeats of one input, every other run is an input of its own. Inputs are
+// compared only with inputs of their own dataset; inputs of one name on several datasets are
+// pooled over them (Pooled, Variants), and the gate corrects their p-values for the number of
+// datasets.
 func Compare(runs []*Run, opts Options) (*Result, error) {
 	if len(runs) == 0 {
 		return nil, ErrNoInputs
@@ -293,7 +337,7 @@ func Compare(runs []*Run, opts Options) (*Result, error) {
 	opts.defaults()
 	level := 1 - opts.Alpha
 	res := &Result{SchemaVersion: SchemaVersion, Alpha: opts.Alpha, ConfidenceLevel: level,
-		Methods:  Methods{CI: MethodCI, Test: MethodTest, Bootstrap: MethodBootstrap},
+		Methods:  Methods{CI: MethodCI, Test: MethodTest, Bootstrap: MethodBootstrap, Pooled: MethodPooled, Correction: MethodCorrection},
 		Warnings: []string{}, Pairs: []Pair{}}
 
 	// The instance universe: every id any run knows, plus the given dataset.
@@ -323,7 +367,27 @@ func Compare(runs []*Run, opts Options) (*Result, error) {
 		repos[k] = RepoOf(id)
 	}
 
-	sides := groupSides(runs)
+	groups := groupDatasets(runs)
+	res.Warnings = append(res.Warnings, nameGroups(groups)...)
+	var sides []*side
+	for gi, g := range groups {
+		g.sides = groupSides(g.runs)
+		// The ids of the dataset: what its runs know, and the given universe.
+		known := make([]bool, len(ids))
+		for _, r := range g.runs {
+			for k := range r.Instances {
+				known[seen[r.Instances[k].ID]] = true
+			}
+		}
+		for _, id := range opts.Universe {
+			known[seen[id]] = true
+		}
+		for _, s := range g.sides {
+			s.group = gi
+			s.known = known
+			sides = append(sides, s)
+		}
+	}
 	for _, s := range sides {
 		for _, r := range s.runs {
 			for _, w := range r.Warnings {
@@ -334,13 +398,18 @@ func Compare(runs []*Run, opts Options) (*Result, error) {
 				v[seen[r.Instances[k].ID]] = r.Instances[k].Verdict
 			}
 			if r.ImpliedUnresolved {
+				n := 0
 				for k := range v {
+					if !s.known[k] {
+						continue
+					}
+					n++
 					if v[k] == "" {
 						v[k] = Unresolved
 					}
 				}
-				if r.Total > 0 && len(ids) > r.Total {
-					res.Warnings = append(res.Warnings, fmt.Sprintf("%s: the comparison knows %d instances but its split has %d; %d instances of other datasets count as unresolved in it", r.Label, len(ids), r.Total, len(ids)-r.Total))
+				if r.Total > 0 && n > r.Total {
+					res.Warnings = append(res.Warnings, fmt.Sprintf("%s: the comparison knows %d instances of its dataset but its split has %d; %d instances of other splits count as unresolved in it", r.Label, n, r.Total, n-r.Total))
 				}
 			}
 			s.v = append(s.v, v)
@@ -368,9 +437,31 @@ func Compare(runs []*Run, opts Options) (*Result, error) {
 	res.SetApart = applyValidation(sides, ids, opts)
 
 	for _, s := range sides {
-		res.Inputs = append(res.Inputs, summarise(s, ids, repos))
+		in := summarise(s, ids, repos)
+		in.Dataset = groups[s.group].name
+		res.Inputs = append(res.Inputs, in)
 		res.runs = append(res.runs, s.runs)
 		res.verdicts = append(res.verdicts, s.v)
+	}
+	for _, g := range groups {
+		dg := DatasetGroup{Name: g.name, Dataset: g.dataset, Revisions: g.revisions(), Inputs: []string{}}
+		for _, s := range g.sides {
+			dg.Inputs = append(dg.Inputs, s.name)
+		}
+		for _, k := range g.sides[0].known {
+			if k {
+				dg.Instances++
+			}
+		}
+		res.Datasets = append(res.Datasets, dg)
+		res.Warnings = append(res.Warnings, datasetWarnings(g)...)
+	}
+	if len(groups) > 1 {
+		for _, g := range groups {
+			if len(g.sides) == 1 && g.sides[0].runs[0].Kind != KindSweepCell {
+				res.Warnings = append(res.Warnings, fmt.Sprintf("%s is the only input on %s: inputs on other datasets are never compared with it", g.sides[0].name, datasetTitle(g.name)))
+			}
+		}
 	}
 	res.Rows = rows(sides, ids, repos)
 	for k := range res.Rows {
@@ -378,66 +469,120 @@ func Compare(runs []*Run, opts Options) (*Result, error) {
 			res.Rows[k].Environment = rec.Outcome
 		}
 	}
-	datasetWarnings(res, sides)
 
-	pair := func(a, b int) Pair { return comparePair(sides[a], sides[b], ids, repos, level, opts) }
-	var gatePairs []Pair
+	pair := func(a, b *side) Pair {
+		p := comparePair(a, b, ids, repos, level, opts)
+		p.Dataset = groups[a.group].name
+		return p
+	}
 	if opts.Baseline != "" {
-		base := matchBaseline(sides, opts.Baseline)
-		if len(base) == 0 {
-			return nil, fmt.Errorf("baseline %q names no input; inputs are %s", opts.Baseline, names(sides))
-		}
-		isBase := map[int]bool{}
-		for _, b := range base {
-			isBase[b] = true
-		}
-		for x := range sides {
-			if isBase[x] {
+		matched := false
+		var gatePairs []Pair
+		for _, g := range groups {
+			base := matchBaseline(g.sides, opts.Baseline)
+			if len(base) == 0 {
 				continue
 			}
-			b := base[0]
-			if len(base) > 1 {
-				b = -1
-				for _, c := range base {
-					if sides[c].runs[0].Variant != "" && sides[c].runs[0].Variant == sides[x].runs[0].Variant {
-						b = c
-					}
-				}
-				if b < 0 {
-					why := fmt.Sprintf("the baseline %q has no variant %q", opts.Baseline, sides[x].runs[0].Variant)
-					if sides[x].runs[0].Variant == "" {
-						why = fmt.Sprintf("the baseline %q is a sweep of several variants and this input is no sweep variant", opts.Baseline)
-					}
-					res.Warnings = append(res.Warnings, fmt.Sprintf("%s: %s; not compared", sides[x].name, why))
+			matched = true
+			isBase := map[int]bool{}
+			for _, b := range base {
+				isBase[b] = true
+			}
+			for x, sx := range g.sides {
+				if isBase[x] {
 					continue
 				}
+				b := base[0]
+				if len(base) > 1 {
+					b = baselineVariant(g.sides, base, sx)
+					if b < 0 {
+						why := fmt.Sprintf("the baseline %q has no variant %q", opts.Baseline, sx.runs[0].Variant)
+						if sx.runs[0].Variant == "" {
+							why = fmt.Sprintf("the baseline %q is a sweep of several variants and this input is no sweep variant", opts.Baseline)
+						}
+						res.Warnings = append(res.Warnings, fmt.Sprintf("%s: %s; not compared", sx.name+onDataset(groups, g), why))
+						continue
+					}
+				}
+				gatePairs = append(gatePairs, pair(g.sides[b], sx))
 			}
-			gatePairs = append(gatePairs, pair(b, x))
+		}
+		if !matched {
+			return nil, fmt.Errorf("baseline %q names no input; inputs are %s", opts.Baseline, names(sides))
+		}
+		for _, g := range groups {
+			if len(matchBaseline(g.sides, opts.Baseline)) == 0 {
+				res.Warnings = append(res.Warnings, fmt.Sprintf("the baseline %q has no input on %s: %s not compared", opts.Baseline, datasetTitle(g.name), names(g.sides)))
+			}
 		}
 		res.Pairs = gatePairs
 		res.Gate = gate(gatePairs, opts.Baseline, opts.Alpha)
 	} else {
-		for a := range sides {
-			for b := a + 1; b < len(sides); b++ {
-				res.Pairs = append(res.Pairs, pair(a, b))
+		for _, g := range groups {
+			for a := range g.sides {
+				for b := a + 1; b < len(g.sides); b++ {
+					res.Pairs = append(res.Pairs, pair(g.sides[a], g.sides[b]))
+				}
 			}
 		}
 	}
-	if len(sides) >= 3 {
-		best := 0
-		for k := range res.Inputs {
-			if res.Inputs[k].ResolvedRate > res.Inputs[best].ResolvedRate {
-				best = k
+	first := 0
+	for gi, g := range groups {
+		if len(g.sides) >= 3 {
+			best := 0
+			for k := range g.sides {
+				if res.Inputs[first+k].ResolvedRate > res.Inputs[first+best].ResolvedRate {
+					best = k
+				}
+			}
+			res.Datasets[gi].Best = g.sides[best].name
+			for x := range g.sides {
+				if x != best {
+					res.VsBest = append(res.VsBest, pair(g.sides[best], g.sides[x]))
+				}
 			}
 		}
-		res.Best = sides[best].name
-		for x := range sides {
-			if x != best {
-				res.VsBest = append(res.VsBest, pair(best, x))
+		first += len(g.sides)
+	}
+	if len(groups) > 1 {
+		res.Pooled = pool(res.Pairs, level, opts)
+		res.Variants = variants(res.Inputs)
+		if res.Gate != nil {
+			for k := range res.Pooled {
+				res.Pooled[k].Line = pooledLine(res.Pooled[k], level)
 			}
 		}
 	}
 	return res, nil
+}
+
+// baselineVariant returns the baseline input (of base, indices into sides) that is the same
+// variant as x — a sweep's model compared night by night — or −1. A variant of a sweep from
+// before datasets were a dimension of their own ("MODEL-DATASET") matches the model on that
+// dataset.
+func baselineVariant(sides []*side, base []int, x *side) int {
+	xr := x.runs[0]
+	if xr.Variant == "" {
+		return -1
+	}
+	for _, c := range base {
+		br := sides[c].runs[0]
+		switch {
+		case br.Variant == xr.Variant,
+			xr.DatasetName != "" && br.Variant == xr.Variant+"-"+xr.DatasetName,
+			br.DatasetName != "" && xr.Variant == br.Variant+"-"+br.DatasetName:
+			return c
+		}
+	}
+	return -1
+}
+
+// onDataset is " on NAME" when the comparison has several datasets.
+func onDataset(groups []*dsGroup, g *dsGroup) string {
+	if len(groups) < 2 {
+		return ""
+	}
+	return " on " + datasetTitle(g.name)
 }
 
 // groupSides makes the inputs: one per Group (in order of first appearance), one per other run.
@@ -481,10 +626,15 @@ func groupSides(runs []*Run) []*side {
 	return sides
 }
 
+// names lists the sides' names, each once.
 func names(sides []*side) string {
-	n := make([]string, len(sides))
-	for k, s := range sides {
-		n[k] = fmt.Sprintf("%q", s.name)
+	var n []string
+	done := map[string]bool{}
+	for _, s := range sides {
+		if !done[s.name] {
+			done[s.name] = true
+			n = append(n, fmt.Sprintf("%q", s.name))
+		}
 	}
 	return strings.Join(n, ", ")
 }
@@ -754,9 +904,7 @@ func comparePair(a, b *side, ids, repos []string, level float64, opts Options) P
 		ma, mb := a.mean(i), b.mean(i)
 		p.ResolvedA += ma
 		p.ResolvedB += mb
-		if repeats {
-			diffs = append(diffs, mb-ma)
-		}
+		diffs = append(diffs, mb-ma)
 		j, ok := repoIdx[repos[i]]
 		if !ok {
 			j = len(p.Repos)
@@ -796,6 +944,7 @@ func comparePair(a, b *side, ids, repos []string, level float64, opts Options) P
 		lo, hi := TangoCI(len(p.Newly), len(p.Regressed), p.Paired, level)
 		p.Difference, p.CILow, p.CIHigh = &d, &lo, &hi
 	}
+	p.diffs = diffs
 	if repeats && len(diffs) > 0 {
 		bs := BootstrapMeanCI(diffs, opts.Resamples, opts.Seed, level)
 		p.Bootstrap = &bs
@@ -806,71 +955,106 @@ func comparePair(a, b *side, ids, repos []string, level float64, opts Options) P
 	return p
 }
 
-// gate decides, for every pair (baseline A, candidate B), whether B regressed significantly:
-// B's resolved rate is lower and the drop is significant at alpha — by McNemar's exact test
-// when both inputs are single runs, by the bootstrap interval (excluding 0) when either has
-// repeats. Flaky instances are left out and counted.
+// gate decides, for every pair (baseline A, candidate B) on its dataset, whether B regressed
+// significantly: its resolved rate is lower and the test's p-value, adjusted by Holm's step-down
+// over the datasets B was tested on, is below alpha. The test is McNemar's exact test when both
+// inputs are single runs, the bootstrap when either has repeats (its p-value inverts the
+// percentile interval: on one dataset, a regression is an interval entirely below 0, as before
+// the correction). Flaky instances are left out and counted.
 func gate(pairs []Pair, baseline string, alpha float64) *Gate {
-	g := &Gate{Baseline: baseline, Alpha: alpha, Verdicts: []GateVerdict{}}
-	for _, p := range pairs {
-		v := GateVerdict{Candidate: p.B, Baseline: p.A}
+	g := &Gate{Baseline: baseline, Alpha: alpha, Correction: MethodCorrection, Verdicts: make([]GateVerdict, len(pairs))}
+	below := make([]bool, len(pairs))
+	family := map[string][]int{} // candidate → its tested pairs
+	var order []string
+	for k, p := range pairs {
+		v := &g.Verdicts[k]
+		*v = GateVerdict{Dataset: p.Dataset, Candidate: p.B, Baseline: p.A}
+		var pv float64
 		switch {
 		case p.Common == 0:
 			v.Outcome = OutcomeNoOverlap
 			v.Line = fmt.Sprintf("%s: %s and %s cover no instance in common", OutcomeNoOverlap, p.B, p.A)
-			g.Verdicts = append(g.Verdicts, v)
 			continue
 		case p.Paired == 0 && p.Bootstrap == nil:
 			v.Outcome = OutcomeNoChange
 			v.Line = fmt.Sprintf("%s: all %d common instances are flaky", OutcomeNoChange, len(p.Flaky))
-			g.Verdicts = append(g.Verdicts, v)
 			continue
 		case p.Bootstrap != nil:
-			switch {
-			case p.Bootstrap.CIHigh < 0:
-				v.Outcome = OutcomeRegression
-			case p.Bootstrap.CILow > 0:
-				v.Outcome = OutcomeImprovement
-			default:
-				v.Outcome = OutcomeNoChange
-			}
+			v.Test, pv, below[k] = "bootstrap", p.Bootstrap.P, p.Bootstrap.below
 		default:
+			v.Test, pv, below[k] = "mcnemar", p.McNemarP, *p.Difference < 0
+		}
+		v.P = &pv
+		if _, ok := family[p.B]; !ok {
+			order = append(order, p.B)
+		}
+		family[p.B] = append(family[p.B], k)
+	}
+	for _, cand := range order {
+		ks := family[cand]
+		ps := make([]float64, len(ks))
+		for j, k := range ks {
+			ps[j] = *g.Verdicts[k].P
+		}
+		for j, adj := range HolmAdjust(ps) {
+			k := ks[j]
+			v := &g.Verdicts[k]
+			v.PAdjusted, v.Tests = &adj, len(ks)
 			switch {
-			case p.McNemarP < alpha && *p.Difference < 0:
+			case adj < alpha && below[k]:
 				v.Outcome = OutcomeRegression
-			case p.McNemarP < alpha && *p.Difference > 0:
+			case adj < alpha:
 				v.Outcome = OutcomeImprovement
 			default:
 				v.Outcome = OutcomeNoChange
 			}
+			v.Regression = v.Outcome == OutcomeRegression
+			g.Regression = g.Regression || v.Regression
+			v.Line = gateLine(pairs[k], *v, 1-alpha)
 		}
-		v.Regression = v.Outcome == OutcomeRegression
-		g.Regression = g.Regression || v.Regression
-		v.Line = gateLine(p, v.Outcome, 1-alpha)
-		g.Verdicts = append(g.Verdicts, v)
 	}
 	return g
 }
 
 // gateLine is the one-line verdict, e.g. "regression: −3.2 points, 95% CI [−5.1, −1.3],
-// McNemar p = 0.004, 21 regressed / 5 newly resolved, 3 flaky ignored".
-func gateLine(p Pair, outcome string, level float64) string {
+// McNemar p = 0.004, 21 regressed / 5 newly resolved, 3 flaky ignored"; on several datasets the
+// p-value is followed by its Holm-adjusted value ("Holm-adjusted p = 0.008 over 2 datasets").
+func gateLine(p Pair, v GateVerdict, level float64) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s: ", outcome)
+	fmt.Fprintf(&b, "%s: ", v.Outcome)
+	holm := ""
+	if v.Tests > 1 {
+		adj := PValue(*v.PAdjusted)
+		if p.Bootstrap != nil { // a bootstrap p-value resolves no finer than one resample
+			adj = BootstrapPValue(*v.PAdjusted, p.Bootstrap.Resamples/v.Tests)
+		}
+		holm = fmt.Sprintf(", Holm-adjusted p %s over %d datasets", pIs(adj), v.Tests)
+	}
 	if p.Bootstrap != nil {
 		fmt.Fprintf(&b, "%s points (mean over repeats), %s CI [%s, %s] (bootstrap, seed %d)",
 			Points(p.Bootstrap.Difference), Percent(level), Points(p.Bootstrap.CILow), Points(p.Bootstrap.CIHigh), p.Bootstrap.Seed)
+		if holm != "" {
+			fmt.Fprintf(&b, ", bootstrap p %s%s", pIs(BootstrapPValue(p.Bootstrap.P, p.Bootstrap.Resamples)), holm)
+		}
 		if p.Difference != nil {
 			fmt.Fprintf(&b, ", McNemar p = %s on %d stable instances", PValue(p.McNemarP), p.Paired)
 		}
 	} else {
-		fmt.Fprintf(&b, "%s points, %s CI [%s, %s], McNemar p = %s", Points(*p.Difference), Percent(level), Points(*p.CILow), Points(*p.CIHigh), PValue(p.McNemarP))
+		fmt.Fprintf(&b, "%s points, %s CI [%s, %s], McNemar p = %s%s", Points(*p.Difference), Percent(level), Points(*p.CILow), Points(*p.CIHigh), PValue(p.McNemarP), holm)
 	}
 	fmt.Fprintf(&b, ", %d regressed / %d newly resolved, %d flaky ignored", len(p.Regressed), len(p.Newly), len(p.Flaky))
 	if len(p.SetApart) > 0 {
 		fmt.Fprintf(&b, ", %d with a broken environment set apart", len(p.SetApart))
 	}
 	return b.String()
+}
+
+// pIs joins a formatted p-value to "p": "= 0.03", or "< 0.0001" as it stands.
+func pIs(s string) string {
+	if strings.HasPrefix(s, "<") {
+		return s
+	}
+	return "= " + s
 }
 
 // Points formats a difference of rates (a fraction) as signed percentage points, with a true
@@ -925,30 +1109,6 @@ func rows(sides []*side, ids, repos []string) []Row {
 		out[i] = r
 	}
 	return out
-}
-
-// datasetWarnings warns when inputs name different datasets or revisions.
-func datasetWarnings(res *Result, sides []*side) {
-	type ds struct{ name, rev string }
-	var first *ds
-	var firstName string
-	for _, s := range sides {
-		for _, r := range s.runs {
-			if r.Dataset == "" {
-				continue
-			}
-			d := ds{r.Dataset, r.DatasetRevision}
-			if first == nil {
-				first, firstName = &d, r.Label
-				continue
-			}
-			if d.name != first.name {
-				res.Warnings = append(res.Warnings, fmt.Sprintf("%s is on %s but %s is on %s: inputs are compared on their common instances only", r.Label, d.name, firstName, first.name))
-			} else if d.rev != "" && first.rev != "" && d.rev != first.rev {
-				res.Warnings = append(res.Warnings, fmt.Sprintf("%s is on revision %s of %s but %s on %s: the instances' tests may differ", r.Label, short(d.rev), d.name, firstName, short(first.rev)))
-			}
-		}
-	}
 }
 
 func short(s string) string {

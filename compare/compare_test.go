@@ -319,8 +319,8 @@ func TestThreeInputsMatrixAndBest(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(res.Pairs) != 3 || res.Best != "b" || len(res.VsBest) != 2 {
-		t.Fatalf("pairs %d best %q vs best %d, want 3, b, 2", len(res.Pairs), res.Best, len(res.VsBest))
+	if len(res.Pairs) != 3 || res.Datasets[0].Best != "b" || len(res.VsBest) != 2 {
+		t.Fatalf("pairs %d best %q vs best %d, want 3, b, 2", len(res.Pairs), res.Datasets[0].Best, len(res.VsBest))
 	}
 	for _, p := range res.VsBest {
 		if p.A != "b" {
@@ -328,7 +328,8 @@ func TestThreeInputsMatrixAndBest(t *testing.T) {
 		}
 	}
 	var matrix []string
-	for _, r := range differingRows(res) {
+	differ, _ := differingRows(res, []int{0, 1, 2})
+	for _, r := range differ {
 		s := r.ID
 		for _, vs := range r.Verdicts {
 			s += " " + Symbol(vs)

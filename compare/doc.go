@@ -34,30 +34,44 @@
 //
 // # Comparing
 //
-// Compare groups the runs into inputs (a run, or the repeats of a sweep variant) and computes,
-// for each pair on the instances both cover (Verdict.Covered): resolved counts and rates, the
-// flips (newly resolved, regressed) with their ids, both, neither, the instances each covers
-// alone, the paired difference of the resolved rate with Tango's score interval (TangoCI),
-// McNemar's exact test (McNemarExact), and per repository the same counts. With repeats an
-// instance's result is its mean resolved over the repeats; the pair adds a bootstrap interval
-// of the mean difference resampled by instance (BootstrapMeanCI, seed printed), and each input
-// its pass@k and pass^k. Three or more inputs get the instance × input matrix (Result.Rows) and
-// each input against the best one.
+// Compare first puts every run on its dataset (DatasetGroup): runs recording the same dataset
+// name and the same revision, or revisions that share instances (two revisions of one dataset,
+// with a warning); a sweep's cells on the sweep's datasets (Run.DatasetName); a run that records
+// no dataset on the one it shares the most instances with. Inputs are compared only within their
+// dataset, never across.
+//
+// Within a dataset it groups the runs into inputs (a run, or the repeats of a sweep variant) and
+// computes, for each pair on the instances both cover (Verdict.Covered): resolved counts and
+// rates, the flips (newly resolved, regressed) with their ids, both, neither, the instances each
+// covers alone, the paired difference of the resolved rate with Tango's score interval
+// (TangoCI), McNemar's exact test (McNemarExact), and per repository the same counts. With
+// repeats an instance's result is its mean resolved over the repeats; the pair adds a bootstrap
+// interval of the mean difference resampled by instance (BootstrapMeanCI, seed printed, with the
+// p-value that inverts it), and each input its pass@k and pass^k. Three or more inputs of a
+// dataset get the instance × input matrix (Result.Rows) and each input against the best one.
+//
+// Inputs of one name on several datasets (a sweep's models) are pooled over them (Pooled): the
+// pairs of each dataset together, McNemar's exact test on all their discordant pairs (each
+// instance its own stratum), the difference weighted by instance and macro-averaged over the
+// datasets, each with the MOVER interval of the datasets' Tango intervals (MOVER), or with
+// repeats a bootstrap resampling within each dataset (StratifiedBootstrap); Variants sums each
+// input's resolved rate over its datasets.
 //
 // An instance is flaky for an input when its verdict differs between the input's repeats, or
 // between history entries (and this run) of the same model, config hash, dataset and dataset
 // revision. Flaky instances are left out of the flips, the interval, the test and the gate, and
 // counted separately.
 //
-// With Options.Baseline, Result.Gate holds a one-line verdict per input against the baseline and
-// whether any regressed significantly at Options.Alpha: by McNemar's test for single runs, by the
-// bootstrap interval when an input has repeats.
+// With Options.Baseline, Result.Gate holds a one-line verdict per input and dataset against the
+// baseline's input on that dataset, and whether any regressed significantly at Options.Alpha: by
+// McNemar's test for single runs, by the bootstrap when an input has repeats, each p-value
+// adjusted by Holm's step-down over the datasets the input was tested on (HolmAdjust).
 //
 // # History
 //
-// AppendHistory adds one line per run and night to a JSONL file (HistoryEntry) in a single
-// locked, fsynced write; ReadHistory tolerates a torn last line; Trend gives the last nights of
-// each variant.
+// AppendHistory adds one line per run and night to a JSONL file (HistoryEntry: a sweep's model on
+// one dataset) in a single locked, fsynced write; ReadHistory tolerates a torn last line; Trend
+// gives the last nights of each variant on each dataset.
 //
 // # Output
 //

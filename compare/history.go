@@ -28,6 +28,7 @@ type HistoryEntry struct {
 	Sweep           string        `json:"sweep,omitempty"`
 	Cell            string        `json:"cell,omitempty"`
 	Variant         string        `json:"variant"`
+	DatasetName     string        `json:"dataset_name,omitempty"` // the sweep's name of the dataset
 	Repeat          int           `json:"repeat,omitempty"`
 	Model           string        `json:"model"`
 	Dataset         string        `json:"dataset"`
@@ -50,10 +51,11 @@ type HistoryCounts struct {
 }
 
 // NewHistoryEntry summarises a run read by Read as a history line of the night of when. The
-// variant is the run's (its label when it is not a sweep cell).
+// variant is the run's (its label when it is not a sweep cell); with the dataset, it says which
+// model × dataset the line is.
 func NewHistoryEntry(r *Run, when time.Time) HistoryEntry {
 	e := HistoryEntry{SchemaVersion: HistorySchemaVersion, Date: when.Format(time.DateOnly), Time: when,
-		Sweep: r.Sweep, Cell: r.Cell, Variant: firstNonEmpty(r.Variant, r.Label), Repeat: r.Repeat,
+		Sweep: r.Sweep, Cell: r.Cell, Variant: firstNonEmpty(r.Variant, r.Label), DatasetName: r.DatasetName, Repeat: r.Repeat,
 		Model: r.Model, Dataset: r.Dataset, DatasetRevision: r.DatasetRevision, ConfigHash: r.ConfigHash,
 		ResolvedIDs: []string{}, EvaluatedIDs: []string{}}
 	for k := range r.Instances {
@@ -199,9 +201,11 @@ func ReadHistory(path string) (entries []HistoryEntry, torn bool, err error) {
 	return entries, false, nil
 }
 
-// VariantTrend is the last nights of one variant.
+// VariantTrend is the last nights of one variant on one dataset.
 type VariantTrend struct {
-	Variant string  `json:"variant"`
+	Variant string `json:"variant"`
+	// Dataset names the dataset: the sweep's name for it, else the dataset's recorded name.
+	Dataset string  `json:"dataset"`
 	Nights  []Night `json:"nights"` // oldest first
 	// Change is the last night's resolved rate minus the first's (a fraction), with two or more
 	// nights.
@@ -247,15 +251,39 @@ func Latest(entries []HistoryEntry) []HistoryEntry {
 	return out
 }
 
-// Trend returns, per variant (sorted by name), its last n nights (all when n ≤ 0) with the
-// change of the resolved rate from the first to the last of them. A cell's superseded lines
-// count once (see Latest).
+// Trend returns, per variant and dataset (sorted by dataset, then variant), its last n nights
+// (all when n ≤ 0) with the change of the resolved rate from the first to the last of them. A
+// cell's superseded lines count once (see Latest). Lines from before sweeps named their datasets
+// (no dataset_name) join the dataset name that later lines of the same variant and dataset give.
 func Trend(entries []HistoryEntry, n int) []VariantTrend {
-	type key struct{ variant, date, sweep string }
+	entries = Latest(entries)
+	type vd struct{ variant, dataset string }
+	named := map[vd]map[string]bool{}
+	for _, e := range entries {
+		if e.DatasetName != "" {
+			k := vd{e.Variant, e.Dataset}
+			if named[k] == nil {
+				named[k] = map[string]bool{}
+			}
+			named[k][e.DatasetName] = true
+		}
+	}
+	datasetOf := func(e HistoryEntry) string {
+		if e.DatasetName != "" {
+			return e.DatasetName
+		}
+		if names := named[vd{e.Variant, e.Dataset}]; len(names) == 1 {
+			for name := range names {
+				return name
+			}
+		}
+		return e.Dataset
+	}
+	type key struct{ variant, dataset, date, sweep string }
 	nights := map[key]*Night{}
 	first := map[key]time.Time{}
-	for _, e := range Latest(entries) {
-		k := key{e.Variant, e.Date, e.Sweep}
+	for _, e := range entries {
+		k := key{e.Variant, datasetOf(e), e.Date, e.Sweep}
 		nt, ok := nights[k]
 		if !ok {
 			nt = &Night{Date: e.Date, Sweep: e.Sweep, Model: e.Model, ConfigHash: e.ConfigHash, Dataset: e.Dataset, DatasetRevision: e.DatasetRevision}
@@ -267,12 +295,12 @@ func Trend(entries []HistoryEntry, n int) []VariantTrend {
 		nt.Resolved += e.Counts.Resolved
 		nt.Cost += e.Cost
 	}
-	byVariant := map[string][]key{}
+	byVariant := map[vd][]key{}
 	for k, nt := range nights {
 		if nt.Evaluated > 0 {
 			nt.Rate = float64(nt.Resolved) / float64(nt.Evaluated)
 		}
-		byVariant[k.variant] = append(byVariant[k.variant], k)
+		byVariant[vd{k.variant, k.dataset}] = append(byVariant[vd{k.variant, k.dataset}], k)
 	}
 	var out []VariantTrend
 	for v, keys := range byVariant {
@@ -285,7 +313,7 @@ func Trend(entries []HistoryEntry, n int) []VariantTrend {
 		if n > 0 && len(keys) > n {
 			keys = keys[len(keys)-n:]
 		}
-		t := VariantTrend{Variant: v, Changes: []string{}}
+		t := VariantTrend{Variant: v.variant, Dataset: v.dataset, Changes: []string{}}
 		for i, k := range keys {
 			nt := *nights[k]
 			if i > 0 {
@@ -307,6 +335,11 @@ func Trend(entries []HistoryEntry, n int) []VariantTrend {
 		}
 		out = append(out, t)
 	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Variant < out[j].Variant })
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].Dataset != out[j].Dataset {
+			return out[i].Dataset < out[j].Dataset
+		}
+		return out[i].Variant < out[j].Variant
+	})
 	return out
 }

@@ -202,3 +202,36 @@ func TestTrendCountsACellOnce(t *testing.T) {
 		t.Errorf("night = %+v, want 2 repeats, 10 of 20 resolved", n)
 	}
 }
+
+// A sweep over two datasets keeps one trend per model and dataset, even when both datasets are
+// files of one name (the demo's and SWE-smith's dataset.jsonl); a line from before sweeps named
+// their datasets joins the named ones of its dataset.
+func TestTrendPerDataset(t *testing.T) {
+	line := func(variant, date, dsName, ds, rev string, resolved int) HistoryEntry {
+		e := entry(variant, date, "h", resolved, 4)
+		e.DatasetName, e.Dataset, e.DatasetRevision = dsName, ds, rev
+		e.Cell = variant + "-" + dsName
+		return e
+	}
+	es := []HistoryEntry{
+		line("good", "2026-08-10", "", "verified", "v", 1), // before dataset names
+		line("good", "2026-08-11", "verified", "verified", "v", 2),
+		line("good", "2026-08-11", "demo", "dataset.jsonl", "sha256:a", 4),
+		line("good", "2026-08-11", "smith", "dataset.jsonl", "sha256:b", 1),
+		line("good", "2026-08-12", "demo", "dataset.jsonl", "sha256:a", 3),
+		line("good", "2026-08-12", "smith", "dataset.jsonl", "sha256:b", 2),
+	}
+	var got []string
+	for _, tr := range Trend(es, 0) {
+		got = append(got, fmt.Sprintf("%s on %s: %d nights, %d changes", tr.Variant, tr.Dataset, len(tr.Nights), len(tr.Changes)))
+	}
+	want := []string{"good on demo: 2 nights, 0 changes", "good on smith: 2 nights, 0 changes", "good on verified: 2 nights, 0 changes"}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("trend %q, want %q", got, want)
+	}
+	var buf strings.Builder
+	WriteTrendText(&buf, Trend(es, 0))
+	if !strings.Contains(buf.String(), "good on smith     2 ") {
+		t.Errorf("the trend table does not name the datasets:\n%s", buf.String())
+	}
+}

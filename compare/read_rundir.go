@@ -282,7 +282,7 @@ func readSweepDir(src Source, opts ReadOptions) ([]*Run, error) {
 			return nil, fmt.Errorf("sweep %s, cell %s: %w", src.Path, c.Name, err)
 		}
 		r.Kind = KindSweepCell
-		r.Sweep, r.SweepDir, r.Cell, r.Variant, r.Repeat = s.Name, src.Path, c.Name, c.Variant, c.Repeat
+		r.Sweep, r.SweepDir, r.Cell, r.Variant, r.Repeat, r.DatasetName = s.Name, src.Path, c.Name, c.Variant, c.Repeat, c.DatasetName
 		// The sweep's own record of the cell wins over what the run directory says.
 		r.Model = firstNonEmpty(c.Model, r.Model)
 		r.ConfigHash = firstNonEmpty(c.ConfigHash, r.ConfigHash)

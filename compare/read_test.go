@@ -515,7 +515,7 @@ func TestSweepValidation(t *testing.T) {
 		change func(*Sweep)
 		want   string
 	}{
-		{"schema", func(s *Sweep) { s.SchemaVersion = 2 }, "schema_version is 2"},
+		{"schema", func(s *Sweep) { s.SchemaVersion = 3 }, "schema_version is 3"},
 		{"no name", func(s *Sweep) { s.Name = "" }, "name is empty"},
 		{"no cells", func(s *Sweep) { s.Cells = nil }, "cells is empty"},
 		{"duplicate name", func(s *Sweep) { s.Cells[1].Name = "a" }, `cells[1]: duplicate cell name "a"`},

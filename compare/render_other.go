@@ -22,12 +22,14 @@ func WriteJSON(w io.Writer, res *Result) error {
 }
 
 // WriteMarkdown writes the comparison as GitHub-flavoured Markdown, for CI comments: the gate
-// first, then the inputs, each pair, the matrix (folded) and the warnings.
+// first (dataset by dataset, and the pooled lines), then per dataset the inputs, each pair and the
+// matrix (folded), then the figures over the datasets and the warnings.
 func WriteMarkdown(w io.Writer, res *Result) error {
 	p := func(format string, a ...any) { fmt.Fprintf(w, format, a...) }
+	multi := len(res.Datasets) > 1
 	p("### swebench-run compare\n\n")
 	if g := res.Gate; g != nil {
-		p("**Regression gate** (baseline %s, α = %g)\n\n", code(g.Baseline), g.Alpha)
+		p("**Regression gate** (baseline %s, α = %g%s)\n\n", code(g.Baseline), g.Alpha, correctionNote(res))
 		for _, v := range g.Verdicts {
 			mark := "✅"
 			switch v.Outcome {
@@ -36,84 +38,94 @@ func WriteMarkdown(w io.Writer, res *Result) error {
 			case OutcomeNoOverlap:
 				mark = "⚠️"
 			}
-			p("- %s %s vs %s — %s\n", mark, code(v.Candidate), code(v.Baseline), v.Line)
+			on := ""
+			if multi {
+				on = " on " + code(datasetTitle(v.Dataset))
+			}
+			p("- %s %s vs %s%s — %s\n", mark, code(v.Candidate), code(v.Baseline), on, v.Line)
+		}
+		for _, po := range res.Pooled {
+			p("- ➕ %s vs %s pooled (not gated) — %s\n", code(po.B), code(po.A), po.Line)
 		}
 		p("\n")
 	}
-	p("| input | form | model | runs | covered | resolved | rate | cost | cost / resolved | steps p50 |\n")
-	p("|---|---|---|--:|--:|--:|--:|--:|--:|--:|\n")
-	for _, in := range res.Inputs {
-		m := in.Metrics
-		p("| %s | %s | %s | %d | %d | %s | %s | %s | %s | %s |\n", code(in.Name), kindsOf(in), cellText(dash(modelsOf(in))), in.Repeats,
-			in.Covered, count(in.Resolved), Percent1(in.ResolvedRate), distField(m.Cost, money, true), optMoney(m.CostPerResolved), medianField(m.Steps, num))
-	}
-	p("\n")
 	if writeFlagsText(w, res, "- ") {
 		p("\n")
 	}
 	if writeSetApartMarkdown(w, res) {
 		p("\n")
 	}
-	p("| verdict |")
-	for _, in := range res.Inputs {
-		p(" %s |", code(in.Name))
-	}
-	p("\n|---|%s\n", strings.Repeat("--:|", len(res.Inputs)))
-	for _, v := range Verdicts {
-		p("| %s |", v)
-		for _, in := range res.Inputs {
-			p(" %d |", in.Verdicts[v])
+	for _, ds := range res.Datasets {
+		idx := res.datasetInputs(ds.Name)
+		ins := pick(res.Inputs, idx)
+		if multi {
+			p("#### Dataset %s\n\n%s\n\n", code(datasetTitle(ds.Name)), cellText(datasetLine(ds)))
 		}
-		p("\n")
-	}
-	p("\n")
-	if repeatsOrFlaky(res) {
-		p("| input | repeats | mean resolved | pass@k | pass^k | flaky (repeats) | flaky (history) |\n|---|--:|--:|--:|--:|--:|--:|\n")
-		for _, in := range res.Inputs {
-			at, hat := "–", "–"
-			if in.Pass != nil {
-				at = fmt.Sprintf("pass@%d %s", in.Pass.K, Percent1(in.Pass.PassAtK))
-				hat = fmt.Sprintf("pass^%d %s", in.Pass.K, Percent1(in.Pass.PassHatK))
+		writeInputsMarkdown(w, ins)
+		pairs, vsBest := onlyDataset(res.Pairs, ds.Name), onlyDataset(res.VsBest, ds.Name)
+		if len(ins) <= 2 || res.Gate != nil {
+			for _, pr := range pairs {
+				writePairMarkdown(w, pr, res)
 			}
-			p("| %s | %d | %s | %s | %s | %d | %d |\n", code(in.Name), in.Repeats, Percent1(in.ResolvedRate), at, hat, len(in.Flaky), len(in.FlakyHistory))
+		} else if len(pairs) > 0 {
+			p("#### Pairs (b against a)\n\n")
+			writePairTableMarkdown(w, pairs)
 		}
-		p("\n")
-	}
-	detailed := len(res.Inputs) <= 2 || res.Gate != nil
-	if detailed {
-		for _, pr := range res.Pairs {
-			writePairMarkdown(w, pr, res)
-		}
-	} else if len(res.Pairs) > 0 {
-		p("#### Pairs (b against a)\n\n")
-		writePairTableMarkdown(w, res.Pairs)
-	}
-	if len(res.VsBest) > 0 {
-		p("#### Each input against the best (%s)\n\n", code(res.Best))
-		writePairTableMarkdown(w, res.VsBest)
-		differ := differingRows(res)
-		p("<details><summary>%d of %d instances differ (✓ resolved, ✗ not, – not covered, k/n over repeats, * flaky)</summary>\n\n", len(differ), len(res.Rows))
-		p("| instance |")
-		for _, in := range res.Inputs {
-			p(" %s |", code(in.Name))
-		}
-		p("\n|---|%s\n", strings.Repeat(":-:|", len(res.Inputs)))
-		for k, r := range differ {
-			if k == maxMatrixRows {
-				p("\n… and %d more (see the CSV or JSON output)\n", len(differ)-maxMatrixRows)
-				break
+		if len(vsBest) > 0 {
+			p("#### Each input against the best (%s)\n\n", code(ds.Best))
+			writePairTableMarkdown(w, vsBest)
+			differ, known := differingRows(res, idx)
+			p("<details><summary>%d of %d instances differ (✓ resolved, ✗ not, – not covered, k/n over repeats, * flaky)</summary>\n\n", len(differ), known)
+			p("| instance |")
+			for _, in := range ins {
+				p(" %s |", code(in.Name))
 			}
-			flag := ""
-			if r.Flaky {
-				flag = " \\*"
+			p("\n|---|%s\n", strings.Repeat(":-:|", len(ins)))
+			for k, r := range differ {
+				if k == maxMatrixRows {
+					p("\n… and %d more (see the CSV or JSON output)\n", len(differ)-maxMatrixRows)
+					break
+				}
+				flag := ""
+				if r.Flaky {
+					flag = " \\*"
+				}
+				p("| %s%s |", r.ID, flag)
+				for _, vs := range r.Verdicts {
+					p(" %s |", Symbol(vs))
+				}
+				p("\n")
 			}
-			p("| %s%s |", r.ID, flag)
-			for _, vs := range r.Verdicts {
-				p(" %s |", Symbol(vs))
+			p("\n</details>\n\n")
+		}
+	}
+	if len(res.Variants) > 0 || len(res.Pooled) > 0 {
+		p("#### Over %d datasets\n\n", len(res.Datasets))
+		if len(res.Variants) > 0 {
+			p("| input | datasets | covered | resolved | rate by instance | macro rate |\n|---|---|--:|--:|--:|--:|\n")
+			for _, v := range res.Variants {
+				p("| %s | %s | %d | %s | %s | %s |\n", code(v.Name), cellText(strings.Join(v.Datasets, ", ")), v.Covered, count(v.Resolved), Percent1(v.ResolvedRate), Percent1(v.MacroRate))
 			}
 			p("\n")
 		}
-		p("\n</details>\n\n")
+		if len(res.Pooled) > 0 {
+			p("Pairs pooled over datasets (paired within each dataset; by instance: every instance alike, macro: every dataset alike):\n\n")
+			p("| a | b | datasets | paired | rate a | rate b | newly | regressed | flaky | by instance | CI | macro | CI | McNemar p |\n|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|\n")
+			for _, po := range res.Pooled {
+				inst, instCI, macro, macroCI := pooledFigures(po)
+				p("| %s | %s | %d | %d | %s | %s | %d | %d | %d | %s | %s | %s | %s | %s |\n", code(po.A), code(po.B), len(po.Datasets), po.Paired, Percent1(po.RateA), Percent1(po.RateB),
+					po.Newly, po.Regressed, po.Flaky, inst, instCI, macro, macroCI, PValue(po.McNemarP))
+			}
+			p("\n")
+			for _, po := range res.Pooled {
+				if b := po.Bootstrap; b != nil {
+					p("- %s vs %s, mean over repeats (bootstrap within datasets, %d resamples, seed %d): %s points by instance, %s CI [%s, %s]; %s points macro, %s CI [%s, %s]\n",
+						code(po.B), code(po.A), b.Resamples, b.Seed, Points(b.ByInstance.Difference), Percent(res.ConfidenceLevel), Points(b.ByInstance.CILow), Points(b.ByInstance.CIHigh),
+						Points(b.Macro.Difference), Percent(res.ConfidenceLevel), Points(b.Macro.CILow), Points(b.Macro.CIHigh))
+				}
+			}
+			p("\n")
+		}
 	}
 	if len(res.Trend) > 0 {
 		p("#### History\n\n")
@@ -123,6 +135,9 @@ func WriteMarkdown(w io.Writer, res *Result) error {
 	if hasBootstrap(res) {
 		p("; with repeats, %s", MethodBootstrap)
 	}
+	if len(res.Pooled) > 0 {
+		p("; %s", MethodPooled)
+	}
 	p(".</sub>\n")
 	if len(res.Warnings) > 0 {
 		p("\n**Warnings**\n\n")
@@ -131,6 +146,44 @@ func WriteMarkdown(w io.Writer, res *Result) error {
 		}
 	}
 	return nil
+}
+
+// writeInputsMarkdown writes one dataset's inputs: their figures, verdicts, and repeats.
+func writeInputsMarkdown(w io.Writer, ins []Input) {
+	p := func(format string, a ...any) { fmt.Fprintf(w, format, a...) }
+	p("| input | form | model | runs | covered | resolved | rate | cost | cost / resolved | steps p50 |\n")
+	p("|---|---|---|--:|--:|--:|--:|--:|--:|--:|\n")
+	for _, in := range ins {
+		m := in.Metrics
+		p("| %s | %s | %s | %d | %d | %s | %s | %s | %s | %s |\n", code(in.Name), kindsOf(in), cellText(dash(modelsOf(in))), in.Repeats,
+			in.Covered, count(in.Resolved), Percent1(in.ResolvedRate), distField(m.Cost, money, true), optMoney(m.CostPerResolved), medianField(m.Steps, num))
+	}
+	p("\n")
+	p("| verdict |")
+	for _, in := range ins {
+		p(" %s |", code(in.Name))
+	}
+	p("\n|---|%s\n", strings.Repeat("--:|", len(ins)))
+	for _, v := range Verdicts {
+		p("| %s |", v)
+		for _, in := range ins {
+			p(" %d |", in.Verdicts[v])
+		}
+		p("\n")
+	}
+	p("\n")
+	if repeatsOrFlaky(ins) {
+		p("| input | repeats | mean resolved | pass@k | pass^k | flaky (repeats) | flaky (history) |\n|---|--:|--:|--:|--:|--:|--:|\n")
+		for _, in := range ins {
+			at, hat := "–", "–"
+			if in.Pass != nil {
+				at = fmt.Sprintf("pass@%d %s", in.Pass.K, Percent1(in.Pass.PassAtK))
+				hat = fmt.Sprintf("pass^%d %s", in.Pass.K, Percent1(in.Pass.PassHatK))
+			}
+			p("| %s | %d | %s | %s | %s | %d | %d |\n", code(in.Name), in.Repeats, Percent1(in.ResolvedRate), at, hat, len(in.Flaky), len(in.FlakyHistory))
+		}
+		p("\n")
+	}
 }
 
 func writePairMarkdown(w io.Writer, pr Pair, res *Result) {
@@ -186,8 +239,8 @@ func writePairTableMarkdown(w io.Writer, pairs []Pair) {
 	fmt.Fprintln(w)
 }
 
-func repeatsOrFlaky(res *Result) bool {
-	for _, in := range res.Inputs {
+func repeatsOrFlaky(inputs []Input) bool {
+	for _, in := range inputs {
 		if in.Repeats > 1 || len(in.FlakyHistory) > 0 {
 			return true
 		}
@@ -255,9 +308,28 @@ func WriteCSV(w io.Writer, res *Result) error {
 	return cw.Error()
 }
 
-// WriteTrendText writes the last nights per variant as a table: one line per variant with its
-// rates oldest first and the change.
+// trendDatasets reports whether the trend covers several datasets (then it names them).
+func trendDatasets(trend []VariantTrend) bool {
+	for _, t := range trend {
+		if t.Dataset != trend[0].Dataset {
+			return true
+		}
+	}
+	return false
+}
+
+// trendName names a trend's line: its variant, on its dataset when the trend has several.
+func trendName(t VariantTrend, several bool) string {
+	if several {
+		return t.Variant + " on " + datasetTitle(t.Dataset)
+	}
+	return t.Variant
+}
+
+// WriteTrendText writes the last nights per variant and dataset as a table: one line each with
+// its rates oldest first and the change.
 func WriteTrendText(w io.Writer, trend []VariantTrend) error {
+	several := trendDatasets(trend)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintf(tw, "variant\tnights\tresolved rate, oldest first\tlast\tchange\tcost (last)\n")
 	for _, t := range trend {
@@ -270,18 +342,19 @@ func WriteTrendText(w io.Writer, trend []VariantTrend) error {
 		if t.Change != nil {
 			change = Points(*t.Change) + " points"
 		}
-		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%s\t%s\n", t.Variant, len(t.Nights), strings.Join(rates, ", "), Percent1(last.Rate), change, money(last.Cost))
+		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%s\t%s\n", trendName(t, several), len(t.Nights), strings.Join(rates, ", "), Percent1(last.Rate), change, money(last.Cost))
 	}
 	tw.Flush()
 	for _, t := range trend {
 		for _, c := range t.Changes {
-			fmt.Fprintf(w, "  %s: %s\n", t.Variant, c)
+			fmt.Fprintf(w, "  %s: %s\n", trendName(t, several), c)
 		}
 	}
 	return nil
 }
 
 func writeTrendMarkdown(w io.Writer, trend []VariantTrend) {
+	several := trendDatasets(trend)
 	fmt.Fprintf(w, "| variant | nights | resolved rate, oldest first | last | change | cost (last) |\n|---|--:|---|--:|--:|--:|\n")
 	for _, t := range trend {
 		rates := make([]string, len(t.Nights))
@@ -293,11 +366,11 @@ func writeTrendMarkdown(w io.Writer, trend []VariantTrend) {
 		if t.Change != nil {
 			change = Points(*t.Change)
 		}
-		fmt.Fprintf(w, "| %s | %d | %s | %s | %s | %s |\n", code(t.Variant), len(t.Nights), strings.Join(rates, ", "), Percent1(last.Rate), change, money(last.Cost))
+		fmt.Fprintf(w, "| %s | %d | %s | %s | %s | %s |\n", code(trendName(t, several)), len(t.Nights), strings.Join(rates, ", "), Percent1(last.Rate), change, money(last.Cost))
 	}
 	for _, t := range trend {
 		for _, c := range t.Changes {
-			fmt.Fprintf(w, "\n- %s: %s", code(t.Variant), cellText(c))
+			fmt.Fprintf(w, "\n- %s: %s", code(trendName(t, several)), cellText(c))
 		}
 	}
 	fmt.Fprintln(w)

@@ -5,6 +5,7 @@ import (
 	"encoding/csv"
 	"encoding/json"
 	"flag"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -85,11 +86,53 @@ func threeResult(t *testing.T) *Result {
 	return res
 }
 
+// datasetsResult is a sweep of three models with two repeats over two datasets (the demo's
+// six instances, SWE-smith's two) against the baseline good: mixed loses the demo and gains
+// on smith, half resolves half of the demo.
+func datasetsResult(t *testing.T) *Result {
+	t.Helper()
+	R, U := Resolved, Unresolved
+	demo := []string{"demo__confparse-31", "demo__datekit-12", "demo__moneyfmt-7", "demo__pagination-1", "demo__queuekit-4", "demo__slugkit-23"}
+	smith := []string{"mewwts__addict.75284f95.func_pm_ctrl_invert_if__demo2", "mewwts__addict.75284f95.func_pm_op_swap__demo1"}
+	var runs []*Run
+	for _, m := range []string{"good", "mixed", "half"} {
+		for _, ds := range []string{"demo", "smith"} {
+			for rep := 1; rep <= 2; rep++ {
+				v := map[string]Verdict{}
+				ids := demo
+				if ds == "smith" {
+					ids = smith
+				}
+				for k, id := range ids {
+					switch {
+					case ds == "demo" && m == "mixed", ds == "demo" && m == "half" && k%2 == 1:
+						v[id] = U
+					case ds == "smith" && m != "mixed" && k == 0:
+						v[id] = U
+					default:
+						v[id] = R
+					}
+				}
+				r := synth(fmt.Sprintf("%s-%s#%d", m, ds, rep), v)
+				r.Kind, r.Sweep, r.SweepDir, r.Cell = KindSweepCell, "nightly", "/sweeps/nightly", fmt.Sprintf("%s-%s-r%d", m, ds, rep)
+				r.Variant, r.Group, r.Repeat, r.DatasetName = m, m, rep, ds
+				r.Model, r.ConfigHash, r.Dataset, r.DatasetRevision = "scripted", "hash-"+m, "dataset.jsonl", "sha256:"+ds+"0123456789"
+				runs = append(runs, r)
+			}
+		}
+	}
+	res, err := Compare(runs, Options{Baseline: "good", Resamples: 200})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res
+}
+
 func TestRenderGolden(t *testing.T) {
 	for _, c := range []struct {
 		name string
 		res  func(*testing.T) *Result
-	}{{"sweep", sweepResult}, {"three", threeResult}} {
+	}{{"sweep", sweepResult}, {"three", threeResult}, {"datasets", datasetsResult}} {
 		t.Run(c.name, func(t *testing.T) {
 			res := c.res(t)
 			var text, md, js, cs bytes.Buffer

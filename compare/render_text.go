@@ -14,38 +14,55 @@ import (
 // forms (JSON and CSV hold them all).
 const maxListed = 20
 
-// WriteText writes the comparison as terminal tables.
+// WriteText writes the comparison as terminal tables, dataset by dataset: the inputs, their
+// verdicts, statuses, costs and repeats, then each pair; then the figures pooled over the
+// datasets, the history, the methods, the gate and the warnings.
 func WriteText(w io.Writer, res *Result) error {
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	p := func(format string, a ...any) { fmt.Fprintf(tw, format, a...) }
-
-	p("%d inputs, %d instances\n\n", len(res.Inputs), res.Instances)
-	p("input\tform\tmodel\truns\tinstances\tcovered\tresolved\trate\n")
-	for _, in := range res.Inputs {
-		p("%s\t%s\t%s\t%d\t%d\t%d\t%s\t%s\n", in.Name, kindsOf(in), dash(modelsOf(in)), in.Repeats, in.Instances, in.Covered, count(in.Resolved), Percent1(in.ResolvedRate))
+	multi := len(res.Datasets) > 1
+	if multi {
+		fmt.Fprintf(w, "%d datasets, %d inputs, %d instances\n", len(res.Datasets), len(res.Inputs), res.Instances)
+	} else {
+		fmt.Fprintf(w, "%d inputs, %d instances\n", len(res.Inputs), res.Instances)
 	}
-	p("\n")
-	writeVerdictTable(p, res)
-	writeStatusTable(p, res)
-	writeMetricsTable(p, res)
-	writeRepeats(p, res)
-	tw.Flush()
 	writeSetApartText(w, res, "")
+	for _, ds := range res.Datasets {
+		ins := pick(res.Inputs, res.datasetInputs(ds.Name))
+		fmt.Fprintln(w)
+		if multi {
+			fmt.Fprintf(w, "== dataset %s: %s ==\n\n", datasetTitle(ds.Name), datasetLine(ds))
+		}
+		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+		p := func(format string, a ...any) { fmt.Fprintf(tw, format, a...) }
+		p("input\tform\tmodel\truns\tinstances\tcovered\tresolved\trate\n")
+		for _, in := range ins {
+			p("%s\t%s\t%s\t%d\t%d\t%d\t%s\t%s\n", in.Name, kindsOf(in), dash(modelsOf(in)), in.Repeats, in.Instances, in.Covered, count(in.Resolved), Percent1(in.ResolvedRate))
+		}
+		p("\n")
+		writeVerdictTable(p, ins)
+		writeStatusTable(p, ins)
+		writeMetricsTable(p, ins)
+		writeRepeats(p, ins)
+		tw.Flush()
 
-	detailed := len(res.Inputs) <= 2 || res.Gate != nil
-	for _, pr := range res.Pairs {
-		if detailed {
-			writePairText(w, pr, res)
+		pairs, vsBest := onlyDataset(res.Pairs, ds.Name), onlyDataset(res.VsBest, ds.Name)
+		if len(ins) <= 2 || res.Gate != nil {
+			for _, pr := range pairs {
+				writePairText(w, pr, res)
+			}
+		} else if len(pairs) > 0 {
+			fmt.Fprintln(w, "\npairs (b against a)")
+			writePairTable(w, pairs)
+		}
+		if len(vsBest) > 0 {
+			fmt.Fprintf(w, "\neach input against the best (%s)\n", ds.Best)
+			writePairTable(w, vsBest)
+			writeMatrixText(w, res, res.datasetInputs(ds.Name))
 		}
 	}
-	if !detailed && len(res.Pairs) > 0 {
-		fmt.Fprintln(w, "\npairs (b against a)")
-		writePairTable(w, res.Pairs)
-	}
-	if len(res.VsBest) > 0 {
-		fmt.Fprintf(w, "\neach input against the best (%s)\n", res.Best)
-		writePairTable(w, res.VsBest)
-		writeMatrixText(w, res)
+	if len(res.Variants) > 0 || len(res.Pooled) > 0 {
+		fmt.Fprintf(w, "\n== over %d datasets ==\n", len(res.Datasets))
+		writeVariantsText(w, res)
+		writePooledText(w, res)
 	}
 	writeFlagsText(w, res, "  ")
 	if len(res.Trend) > 0 {
@@ -56,11 +73,17 @@ func WriteText(w io.Writer, res *Result) error {
 	if hasBootstrap(res) {
 		fmt.Fprintf(w, "; with repeats, %s", MethodBootstrap)
 	}
+	if len(res.Pooled) > 0 {
+		fmt.Fprintf(w, "; %s", MethodPooled)
+	}
 	fmt.Fprintln(w)
 	if res.Gate != nil {
-		fmt.Fprintf(w, "\nregression gate (baseline %s, α = %g)\n", res.Gate.Baseline, res.Gate.Alpha)
+		fmt.Fprintf(w, "\nregression gate (baseline %s, α = %g%s)\n", res.Gate.Baseline, res.Gate.Alpha, correctionNote(res))
 		for _, v := range res.Gate.Verdicts {
-			fmt.Fprintf(w, "  %s vs %s: %s\n", v.Candidate, v.Baseline, v.Line)
+			fmt.Fprintf(w, "  %s: %s\n", res.GateSubject(v), v.Line)
+		}
+		for _, po := range res.Pooled {
+			fmt.Fprintf(w, "  %s vs %s pooled (not gated): %s\n", po.B, po.A, po.Line)
 		}
 	}
 	if len(res.Warnings) > 0 {
@@ -72,15 +95,117 @@ func WriteText(w io.Writer, res *Result) error {
 	return nil
 }
 
-func writeVerdictTable(p func(string, ...any), res *Result) {
+// correctionNote says how the gate corrects for several datasets, when it does.
+func correctionNote(res *Result) string {
+	for _, v := range res.Gate.Verdicts {
+		if v.Tests > 1 {
+			return "; p-values adjusted by " + MethodCorrection
+		}
+	}
+	return ""
+}
+
+// datasetLine describes a dataset: its recorded name and revisions, its instances and inputs.
+func datasetLine(ds DatasetGroup) string {
+	var parts []string
+	if ds.Dataset != "" && ds.Dataset != ds.Name {
+		parts = append(parts, ds.Dataset)
+	}
+	switch len(ds.Revisions) {
+	case 0:
+	case 1:
+		parts = append(parts, "revision "+revisionText(ds.Revisions[0]))
+	default:
+		revs := make([]string, len(ds.Revisions))
+		for k, r := range ds.Revisions {
+			revs[k] = revisionText(r)
+		}
+		parts = append(parts, "revisions "+strings.Join(revs, ", "))
+	}
+	parts = append(parts, fmt.Sprintf("%d instances", ds.Instances), fmt.Sprintf("%d inputs", len(ds.Inputs)))
+	return strings.Join(parts, ", ")
+}
+
+// pick returns the inputs at the indices.
+func pick(inputs []Input, idx []int) []Input {
+	out := make([]Input, len(idx))
+	for k, i := range idx {
+		out[k] = inputs[i]
+	}
+	return out
+}
+
+// onlyDataset returns the pairs on dataset name.
+func onlyDataset(pairs []Pair, name string) []Pair {
+	var out []Pair
+	for _, p := range pairs {
+		if p.Dataset == name {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// writeVariantsText writes each input found on several datasets over them.
+func writeVariantsText(w io.Writer, res *Result) {
+	if len(res.Variants) == 0 {
+		return
+	}
+	fmt.Fprintln(w, "\ninputs over their datasets (by instance: every instance alike; macro: every dataset alike)")
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintf(tw, "  input\tdatasets\tcovered\tresolved\trate by instance\tmacro rate\n")
+	for _, v := range res.Variants {
+		fmt.Fprintf(tw, "  %s\t%s\t%d\t%s\t%s\t%s\n", v.Name, strings.Join(v.Datasets, ", "), v.Covered, count(v.Resolved), Percent1(v.ResolvedRate), Percent1(v.MacroRate))
+	}
+	tw.Flush()
+}
+
+// writePooledText writes each pair pooled over its datasets.
+func writePooledText(w io.Writer, res *Result) {
+	if len(res.Pooled) == 0 {
+		return
+	}
+	fmt.Fprintln(w, "\npairs pooled over datasets (paired within each dataset)")
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintf(tw, "  a\tb\tdatasets\tpaired\trate a\trate b\tnewly\tregressed\tflaky\tby instance\tCI\tmacro\tCI\tMcNemar p\n")
+	for _, po := range res.Pooled {
+		inst, instCI, macro, macroCI := pooledFigures(po)
+		fmt.Fprintf(tw, "  %s\t%s\t%d\t%d\t%s\t%s\t%d\t%d\t%d\t%s\t%s\t%s\t%s\t%s\n", po.A, po.B, len(po.Datasets), po.Paired, Percent1(po.RateA), Percent1(po.RateB),
+			po.Newly, po.Regressed, po.Flaky, inst, instCI, macro, macroCI, PValue(po.McNemarP))
+	}
+	tw.Flush()
+	for _, po := range res.Pooled {
+		if po.Bootstrap != nil {
+			fmt.Fprintf(w, "  %s vs %s, mean over repeats (bootstrap within datasets, %d resamples, seed %d): %s points by instance, %s CI [%s, %s]; %s points macro, %s CI [%s, %s]\n",
+				po.B, po.A, po.Bootstrap.Resamples, po.Bootstrap.Seed,
+				Points(po.Bootstrap.ByInstance.Difference), Percent(res.ConfidenceLevel), Points(po.Bootstrap.ByInstance.CILow), Points(po.Bootstrap.ByInstance.CIHigh),
+				Points(po.Bootstrap.Macro.Difference), Percent(res.ConfidenceLevel), Points(po.Bootstrap.Macro.CILow), Points(po.Bootstrap.Macro.CIHigh))
+		}
+	}
+}
+
+// pooledFigures formats a pooled pair's differences and intervals ("n/a" without paired
+// instances).
+func pooledFigures(po Pooled) (inst, instCI, macro, macroCI string) {
+	inst, instCI, macro, macroCI = "n/a", "n/a", "n/a", "n/a"
+	if e := po.ByInstance; e != nil {
+		inst, instCI = Points(e.Difference), fmt.Sprintf("[%s, %s]", Points(e.CILow), Points(e.CIHigh))
+	}
+	if e := po.Macro; e != nil {
+		macro, macroCI = Points(e.Difference), fmt.Sprintf("[%s, %s]", Points(e.CILow), Points(e.CIHigh))
+	}
+	return inst, instCI, macro, macroCI
+}
+
+func writeVerdictTable(p func(string, ...any), inputs []Input) {
 	p("verdict")
-	for _, in := range res.Inputs {
+	for _, in := range inputs {
 		p("\t%s", in.Name)
 	}
 	p("\n")
 	for _, v := range Verdicts {
 		p("%s", v)
-		for _, in := range res.Inputs {
+		for _, in := range inputs {
 			p("\t%d", in.Verdicts[v])
 		}
 		p("\n")
@@ -88,9 +213,9 @@ func writeVerdictTable(p func(string, ...any), res *Result) {
 	p("\n")
 }
 
-func writeStatusTable(p func(string, ...any), res *Result) {
+func writeStatusTable(p func(string, ...any), inputs []Input) {
 	set := map[string]bool{}
-	for _, in := range res.Inputs {
+	for _, in := range inputs {
 		for s := range in.ExitStatuses {
 			set[s] = true
 		}
@@ -99,19 +224,19 @@ func writeStatusTable(p func(string, ...any), res *Result) {
 		return
 	}
 	p("exit status")
-	for _, in := range res.Inputs {
+	for _, in := range inputs {
 		p("\t%s", in.Name)
 	}
 	p("\n")
 	for _, s := range sortedKeys(set) {
 		p("%s", s)
-		for _, in := range res.Inputs {
+		for _, in := range inputs {
 			p("\t%s", countOrDash(in.ExitStatuses[s], len(in.ExitStatuses) > 0))
 		}
 		p("\n")
 	}
 	p("attempts (retried instances)")
-	for _, in := range res.Inputs {
+	for _, in := range inputs {
 		if a := in.Attempts; a != nil {
 			p("\t%d (%d)", a.Total, len(a.Retried))
 		} else {
@@ -121,9 +246,9 @@ func writeStatusTable(p func(string, ...any), res *Result) {
 	p("\n\n")
 }
 
-func writeMetricsTable(p func(string, ...any), res *Result) {
+func writeMetricsTable(p func(string, ...any), inputs []Input) {
 	any := false
-	for _, in := range res.Inputs {
+	for _, in := range inputs {
 		m := in.Metrics
 		any = any || m.Cost != nil || m.Steps != nil || m.Seconds != nil || m.Tokens != nil
 	}
@@ -131,7 +256,7 @@ func writeMetricsTable(p func(string, ...any), res *Result) {
 		return
 	}
 	p("input\tcost\tcost p50\tcost/resolved\tsteps\tsteps p50\ttokens in\ttokens out\tduration\tduration p50\n")
-	for _, in := range res.Inputs {
+	for _, in := range inputs {
 		m := in.Metrics
 		p("%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", in.Name,
 			distField(m.Cost, money, true), distField(m.Cost, money, false), optMoney(m.CostPerResolved),
@@ -142,16 +267,16 @@ func writeMetricsTable(p func(string, ...any), res *Result) {
 	p("\n")
 }
 
-func writeRepeats(p func(string, ...any), res *Result) {
+func writeRepeats(p func(string, ...any), inputs []Input) {
 	any := false
-	for _, in := range res.Inputs {
+	for _, in := range inputs {
 		any = any || in.Repeats > 1 || len(in.FlakyHistory) > 0
 	}
 	if !any {
 		return
 	}
 	p("input\trepeats\tmean resolved\tpass@k\tpass^k\tflaky (repeats)\tflaky (history)\n")
-	for _, in := range res.Inputs {
+	for _, in := range inputs {
 		at, hat := "–", "–"
 		if in.Pass != nil {
 			at = fmt.Sprintf("pass@%d %s", in.Pass.K, Percent1(in.Pass.PassAtK))
@@ -224,14 +349,15 @@ func writePairTable(w io.Writer, pairs []Pair) {
 	tw.Flush()
 }
 
-// writeMatrixText shows the instances on which the inputs disagree.
-func writeMatrixText(w io.Writer, res *Result) {
-	differ := differingRows(res)
-	fmt.Fprintf(w, "\ninstances where the inputs differ (%d of %d; ✓ resolved, ✗ not, – not covered, k/n over repeats, * flaky)\n", len(differ), len(res.Rows))
+// writeMatrixText shows the instances on which the inputs (indices into res.Inputs, one
+// dataset's) disagree.
+func writeMatrixText(w io.Writer, res *Result, inputs []int) {
+	differ, known := differingRows(res, inputs)
+	fmt.Fprintf(w, "\ninstances where the inputs differ (%d of %d; ✓ resolved, ✗ not, – not covered, k/n over repeats, * flaky)\n", len(differ), known)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintf(tw, "  instance")
-	for _, in := range res.Inputs {
-		fmt.Fprintf(tw, "\t%s", in.Name)
+	for _, k := range inputs {
+		fmt.Fprintf(tw, "\t%s", res.Inputs[k].Name)
 	}
 	fmt.Fprintln(tw)
 	for _, r := range differ {
@@ -248,25 +374,36 @@ func writeMatrixText(w io.Writer, res *Result) {
 	tw.Flush()
 }
 
-// differingRows returns the rows whose cells are not all the same.
-func differingRows(res *Result) []Row {
-	var out []Row
+// differingRows returns the rows known to one of the inputs (indices into res.Inputs) whose
+// cells of those inputs are not all the same, keeping only those inputs' verdicts, and how many
+// rows those inputs know.
+func differingRows(res *Result, inputs []int) (differ []Row, known int) {
 	for _, r := range res.Rows {
 		first := ""
-		same := true
-		for k, vs := range r.Verdicts {
-			c := Symbol(vs)
-			if k == 0 {
+		same, seen := true, false
+		vs := make([][]Verdict, len(inputs))
+		for j, k := range inputs {
+			vs[j] = r.Verdicts[k]
+			for _, v := range r.Verdicts[k] {
+				seen = seen || v != ""
+			}
+			c := Symbol(vs[j])
+			if j == 0 {
 				first = c
 			} else if c != first {
 				same = false
 			}
 		}
+		if !seen {
+			continue
+		}
+		known++
 		if !same {
-			out = append(out, r)
+			r.Verdicts = vs
+			differ = append(differ, r)
 		}
 	}
-	return out
+	return differ, known
 }
 
 // Symbol is the matrix symbol of one input's verdicts on one instance: ✓ resolved, ✗ covered and

@@ -82,12 +82,16 @@ type Run struct {
 	Model           string
 	Dataset         string // e.g. princeton-nlp/SWE-bench_Lite:dev, when known
 	DatasetRevision string
-	ConfigHash      string // ConfigHash of the resolved config, when known
-	Sweep           string // the sweep's name, for sweep cells
-	SweepDir        string // the sweep folder, for sweep cells
-	Cell            string // the cell's name, for sweep cells
-	Variant         string // cells of one variant are repeats of each other
-	Repeat          int    // 1-based, for sweep cells
+	// DatasetName is a sweep cell's name of its dataset (the sweep file's datasets[].name): cells
+	// of one sweep under different names are on different datasets, and the comparison names the
+	// dataset so.
+	DatasetName string
+	ConfigHash  string // ConfigHash of the resolved config, when known
+	Sweep       string // the sweep's name, for sweep cells
+	SweepDir    string // the sweep folder, for sweep cells
+	Cell        string // the cell's name, for sweep cells
+	Variant     string // cells of one variant are repeats of each other
+	Repeat      int    // 1-based, for sweep cells
 	// Group names the comparison side the run belongs to: runs of one group are repeats
 	// (the cells of one sweep variant). Empty: the run is a side of its own.
 	Group string

@@ -292,3 +292,100 @@ func TestWilsonCI(t *testing.T) {
 		t.Errorf("WilsonCI(0, 0) = [%g, %g], want NaN", lo, hi)
 	}
 }
+
+// The reference values of the tests below come from testdata/reference_stats.py (see
+// datasets_test.go).
+
+func near(a, b float64) bool { return math.Abs(a-b) < 1e-9 }
+
+func TestHolmAdjust(t *testing.T) {
+	tests := []struct {
+		name string
+		p    []float64
+		want []float64
+	}{
+		// By hand: sorted 0.01·3 = 0.03, 0.03·2 = 0.06, max(0.06, 0.04·1) = 0.06.
+		{"three, unsorted", []float64{0.01, 0.04, 0.03}, []float64{0.03, 0.06, 0.06}},
+		// Step-down: Bonferroni would give 0.0234, 0.0469, 0.0938; Holm keeps all below 0.05.
+		{"step-down", []float64{0.0078125, 0.015625, 0.03125}, []float64{0.0234375, 0.03125, 0.03125}},
+		{"capped at 1", []float64{0.03125, 1}, []float64{0.0625, 1}},
+		{"one test", []float64{0.5}, []float64{0.5}},
+		{"none", nil, []float64{}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := HolmAdjust(tt.p)
+			if len(got) != len(tt.want) {
+				t.Fatalf("HolmAdjust(%v) = %v, want %v", tt.p, got, tt.want)
+			}
+			for k := range got {
+				if !near(got[k], tt.want[k]) {
+					t.Errorf("HolmAdjust(%v) = %v, want %v", tt.p, got, tt.want)
+				}
+			}
+		})
+	}
+}
+
+func TestMOVERHandComputed(t *testing.T) {
+	// One estimate with weight 1 keeps its interval.
+	if s, l, u := MOVER([]float64{1}, []float64{0.2}, []float64{-0.1}, []float64{0.4}); !near(s, 0.2) || !near(l, -0.1) || !near(u, 0.4) {
+		t.Errorf("one part: %v [%v, %v], want 0.2 [-0.1, 0.4]", s, l, u)
+	}
+	// Two halves: S = 0.5·0.3 + 0.5·(−0.1) = 0.1; L = 0.1 − √(0.25·0.04 + 0.25·0.09) = 0.1 − √0.0325;
+	// U = 0.1 + √(0.25·0.01 + 0.25·0.16) = 0.1 + √0.0425.
+	s, l, u := MOVER([]float64{0.5, 0.5}, []float64{0.3, -0.1}, []float64{0.1, -0.4}, []float64{0.4, 0.3})
+	if !near(s, 0.1) || !near(l, 0.1-math.Sqrt(0.0325)) || !near(u, 0.1+math.Sqrt(0.0425)) {
+		t.Errorf("two halves: %v [%v, %v]", s, l, u)
+	}
+}
+
+// The bootstrap's p-value inverts its percentile interval: at every level the interval leaves
+// out 0 exactly when p < α, on the side it says.
+func TestBootstrapPInvertsInterval(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 7))
+	for trial := range 40 {
+		n := 3 + rng.IntN(30)
+		shift := rng.Float64() - 0.5
+		d := make([]float64, n)
+		for i := range d {
+			d[i] = math.Round((rng.NormFloat64()*0.4+shift)*4) / 4
+		}
+		seed := uint64(trial + 1)
+		ref := BootstrapMeanCI(d, 400, seed, 0.95)
+		for _, alpha := range []float64{0.5, 0.2, 0.1, 0.05, 0.02, 0.01, 0.001} {
+			b := BootstrapMeanCI(d, 400, seed, 1-alpha)
+			if b.P != ref.P || b.below != ref.below {
+				t.Fatalf("trial %d: p depends on the level (%v vs %v)", trial, b.P, ref.P)
+			}
+			below, above := b.CIHigh < 0, b.CILow > 0
+			if (below || above) != (b.P < alpha) || (below && !b.below) || (above && b.below) {
+				t.Errorf("trial %d, α %g: interval [%v, %v], p %v (below %v)", trial, alpha, b.CILow, b.CIHigh, b.P, b.below)
+			}
+		}
+	}
+	if b := BootstrapMeanCI([]float64{-1, -1, -1}, 100, 1, 0.95); b.P != 0 || !b.below || BootstrapPValue(b.P, 100) != "< 0.01" {
+		t.Errorf("all below 0: p %v below %v", b.P, b.below)
+	}
+	if b := BootstrapMeanCI([]float64{0, 0}, 100, 1, 0.95); b.P != 1 {
+		t.Errorf("all 0: p %v, want 1", b.P)
+	}
+}
+
+func TestStratifiedBootstrap(t *testing.T) {
+	d := []float64{-1, 0, 0, 0.5, 1, -0.5, 0, 0}
+	bi, bm := StratifiedBootstrap([][]float64{d}, 500, 3, 0.95)
+	ref := BootstrapMeanCI(d, 500, 3, 0.95)
+	if bi != ref || bm != ref {
+		t.Errorf("one stratum: %+v / %+v, want BootstrapMeanCI's %+v", bi, bm, ref)
+	}
+	// Constant strata: every resample gives the point estimates. By instance (4·(−1) + 2·1)/6;
+	// macro (−1 + 1)/2.
+	bi, bm = StratifiedBootstrap([][]float64{{-1, -1, -1, -1}, {}, {1, 1}}, 200, 1, 0.95)
+	if !near(bi.Difference, -1.0/3) || !near(bi.CILow, -1.0/3) || !near(bi.CIHigh, -1.0/3) || bi.P != 0 || !bi.below {
+		t.Errorf("by instance %+v, want −1/3 exactly", bi)
+	}
+	if bm.Difference != 0 || bm.CILow != 0 || bm.CIHigh != 0 || bm.P != 1 {
+		t.Errorf("macro %+v, want 0 exactly", bm)
+	}
+}

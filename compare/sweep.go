@@ -19,27 +19,30 @@ import (
 // SweepFile is the name of a sweep folder's manifest.
 const SweepFile = "sweep.json"
 
-// SweepSchemaVersion is the version of sweep.json this package reads and writes.
-const SweepSchemaVersion = 1
+// SweepSchemaVersion is the version of sweep.json this package writes. It reads version 1 too,
+// where a cell's variant named the model and, with several datasets, the dataset
+// ("MODEL-DATASET"), and no cell had a dataset_name.
+const SweepSchemaVersion = 2
 
 // Sweep is <sweep folder>/sweep.json: the matrix of a sweep. Every cell is an ordinary run
-// directory inside the sweep folder; cells with the same Variant are repeats of one model ×
-// config × dataset.
+// directory inside the sweep folder; cells with the same Variant and DatasetName are repeats of
+// one model × config on one dataset.
 //
 //	{
-//	  "schema_version": 1,
+//	  "schema_version": 2,
 //	  "name": "nightly-2026-08-12",
 //	  "created": "2026-08-12T02:00:00Z",
 //	  "cells": [
-//	    {"name": "sonnet-r1", "variant": "sonnet", "dir": "sonnet-r1",
-//	     "model": "anthropic/claude-sonnet-4-5", "config_hash": "3f2a9c0d41b7",
-//	     "dataset": "princeton-nlp/SWE-bench_Verified:test", "dataset_revision": "<sha>",
-//	     "repeat": 1}
+//	    {"name": "sonnet-verified-r1", "variant": "sonnet", "dataset_name": "verified",
+//	     "dir": "sonnet-verified-r1", "model": "anthropic/claude-sonnet-4-5",
+//	     "config_hash": "3f2a9c0d41b7", "dataset": "princeton-nlp/SWE-bench_Verified:test",
+//	     "dataset_revision": "<sha>", "repeat": 1}
 //	  ]
 //	}
 //
-// dir is relative to the sweep folder; repeat is 1-based; config_hash is ConfigHash of the
-// cell's resolved config; dataset_revision is the dataset's resolved commit (or file sha256).
+// variant is the model's name in the sweep file; dataset_name the dataset's; dir is relative to
+// the sweep folder; repeat is 1-based; config_hash is ConfigHash of the cell's resolved config;
+// dataset_revision is the dataset's resolved commit (or file sha256).
 type Sweep struct {
 	SchemaVersion int       `json:"schema_version"`
 	Name          string    `json:"name"`
@@ -51,6 +54,7 @@ type Sweep struct {
 type Cell struct {
 	Name            string `json:"name"`
 	Variant         string `json:"variant"`
+	DatasetName     string `json:"dataset_name,omitempty"` // schema 2
 	Dir             string `json:"dir"`
 	Model           string `json:"model"`
 	ConfigHash      string `json:"config_hash"`
@@ -60,10 +64,19 @@ type Cell struct {
 }
 
 // Validate checks the manifest: a known schema version, a name, unique cell names, relative
-// cell directories inside the folder, and repeats numbered from 1 without duplicates per variant.
+// cell directories inside the folder, and repeats numbered from 1 without duplicates per variant
+// and dataset.
 func (s *Sweep) Validate() error {
-	if s.SchemaVersion != SweepSchemaVersion {
-		return fmt.Errorf("schema_version is %d, this version reads %d", s.SchemaVersion, SweepSchemaVersion)
+	switch s.SchemaVersion {
+	case SweepSchemaVersion:
+	case 1:
+		for k, c := range s.Cells {
+			if c.DatasetName != "" {
+				return fmt.Errorf("cells[%d] (%s): dataset_name is a key of schema_version 2", k, c.Name)
+			}
+		}
+	default:
+		return fmt.Errorf("schema_version is %d, this version reads 1 and %d", s.SchemaVersion, SweepSchemaVersion)
 	}
 	if s.Name == "" {
 		return errors.New("name is empty")
@@ -74,8 +87,8 @@ func (s *Sweep) Validate() error {
 	names := map[string]bool{}
 	dirs := map[string]string{}
 	type vr struct {
-		variant string
-		repeat  int
+		variant, dataset string
+		repeat           int
 	}
 	repeats := map[vr]string{}
 	for k, c := range s.Cells {
@@ -95,12 +108,16 @@ func (s *Sweep) Validate() error {
 		if other, ok := dirs[filepath.Clean(c.Dir)]; ok {
 			return fmt.Errorf("%s (%s): dir %q is also the dir of cell %q", where, c.Name, c.Dir, other)
 		}
-		if other, ok := repeats[vr{c.Variant, c.Repeat}]; ok {
-			return fmt.Errorf("%s (%s): variant %q has repeat %d twice (also cell %q)", where, c.Name, c.Variant, c.Repeat, other)
+		if other, ok := repeats[vr{c.Variant, c.DatasetName, c.Repeat}]; ok {
+			on := ""
+			if c.DatasetName != "" {
+				on = fmt.Sprintf(" on dataset %q", c.DatasetName)
+			}
+			return fmt.Errorf("%s (%s): variant %q has repeat %d twice%s (also cell %q)", where, c.Name, c.Variant, c.Repeat, on, other)
 		}
 		names[c.Name] = true
 		dirs[filepath.Clean(c.Dir)] = c.Name
-		repeats[vr{c.Variant, c.Repeat}] = c.Name
+		repeats[vr{c.Variant, c.DatasetName, c.Repeat}] = c.Name
 	}
 	return nil
 }
@@ -116,7 +133,7 @@ func ReadSweep(dir string) (*Sweep, error) {
 	dec.DisallowUnknownFields()
 	var s Sweep
 	if err := dec.Decode(&s); err != nil {
-		return nil, fmt.Errorf("%s is not a sweep manifest (%v); expected {\"schema_version\":1,\"name\",\"created\",\"cells\":[…]}", p, err)
+		return nil, fmt.Errorf("%s is not a sweep manifest (%v); expected {\"schema_version\":%d,\"name\",\"created\",\"cells\":[…]}", p, err, SweepSchemaVersion)
 	}
 	if err := s.Validate(); err != nil {
 		return nil, fmt.Errorf("%s: %w", p, err)
@@ -160,16 +177,23 @@ func ConfigHash(config map[string]any) string {
 	return hex.EncodeToString(sum[:6])
 }
 
-// cellLabel names a cell's run: the variant, plus the repeat when the variant has several.
+// cellLabel names a cell's run, unique in the sweep: the variant, its dataset when the sweep has
+// several, and the repeat when it has several ("sonnet-verified#2").
 func cellLabel(s *Sweep, c Cell) string {
 	n := 0
+	datasets := map[string]bool{}
 	for _, o := range s.Cells {
-		if o.Variant == c.Variant {
+		datasets[o.DatasetName] = true
+		if o.Variant == c.Variant && o.DatasetName == c.DatasetName {
 			n++
 		}
 	}
-	if n > 1 {
-		return fmt.Sprintf("%s#%d", c.Variant, c.Repeat)
+	label := strings.TrimSpace(c.Variant)
+	if len(datasets) > 1 {
+		label += "-" + c.DatasetName
 	}
-	return strings.TrimSpace(c.Variant)
+	if n > 1 {
+		return fmt.Sprintf("%s#%d", label, c.Repeat)
+	}
+	return label
 }

@@ -47,7 +47,11 @@ type Config struct {
 	// service account, runtime class, …), kept as written: package kubeenv decodes and
 	// validates it (kubeenv.DecodeConfig) when --backend kubernetes is chosen.
 	Kubernetes map[string]any `yaml:"kubernetes"`
-	Ignored    []string       `yaml:"-"` // key paths that mean nothing here, reported once
+	// Families is the families section, the dataset families' options by family
+	// (families.pro.scripts_dir), kept as written: package family/all decodes and validates it
+	// (all.DecodeSettings), strictly, before a dataset is loaded.
+	Families map[string]any `yaml:"families"`
+	Ignored  []string       `yaml:"-"` // key paths that mean nothing here, reported once
 	// Layout is the layout detected in the files: LayoutV2 (the default) or LayoutV1, whose
 	// loop runs with mini-swe-agent 1.x semantics; LayoutEvidence names the keys that decided.
 	Layout         string         `yaml:"-"`
@@ -134,6 +138,7 @@ var sections = map[string]reflect.Type{
 	"model":       reflect.TypeFor[model.Config](),
 	"run":         reflect.TypeFor[Run](),
 	"kubernetes":  reflect.TypeFor[map[string]any](), // its owner checks its keys
+	"families":    reflect.TypeFor[map[string]any](), // likewise
 }
 
 // Load reads the shipped default (when files is empty) or each file in order (a name of a
@@ -205,10 +210,10 @@ func checkKeys(tree map[string]any, sections map[string]reflect.Type) error {
 	for _, top := range sortedKeys(tree) {
 		typ, ok := sections[top]
 		if !ok {
-			return fmt.Errorf("config: unknown key %q (known: agent, environment, model, run, kubernetes)", top)
+			return fmt.Errorf("config: unknown key %q (known: agent, environment, model, run, kubernetes, families)", top)
 		}
 		if typ.Kind() == reflect.Map {
-			continue // a section decoded by its owner (kubernetes: package kubeenv)
+			continue // a section decoded by its owner (kubernetes: package kubeenv; families: family/all)
 		}
 		sec, ok := tree[top].(map[string]any)
 		if !ok {
@@ -243,6 +248,8 @@ func decodeSection(name string, sec any, cfg *Config) error {
 		target = &cfg.Run
 	case "kubernetes":
 		target = &cfg.Kubernetes
+	case "families":
+		target = &cfg.Families
 	}
 	data, err := yaml.Marshal(sec)
 	if err != nil {

@@ -154,6 +154,7 @@ var v1Sections = map[string]reflect.Type{
 	"model":       reflect.TypeFor[model.Config](),
 	"run":         reflect.TypeFor[Run](),
 	"kubernetes":  reflect.TypeFor[map[string]any](),
+	"families":    reflect.TypeFor[map[string]any](),
 }
 
 // v1Interpreter is how 1.x's Docker environment runs a command: docker exec … bash -lc CMD.

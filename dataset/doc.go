@@ -5,12 +5,10 @@
 //
 // Load takes one spec:
 //
-//   - a named dataset (Named): verified, lite, lite-dev, full, dev, multimodal, multilingual,
-//     smith, rebench, pro. Each is a HuggingFace repository and split, fetched like hf: below. As in
-//     the SWE-bench harness 5.x, the SWE-bench names resolve to the SWE-bench/* repositories,
-//     which carry the harness-v5 columns: "verified" is SWE-bench/SWE-bench_Verified, split test.
-//     The princeton-nlp/* ids name older copies of the same datasets (CanonicalRepo maps them);
-//     hf:princeton-nlp/X loads that copy, and an evaluation completes its rows from SWE-bench/X.
+//   - a named dataset (LoadOptions.Named: the families declare them, each its own, and cmd hands
+//     them all to Load; `swebench-run datasets` lists them). Each is a HuggingFace repository and
+//     split (or its data files, NamedDataset.Files), fetched like hf: below, and read as its
+//     family's rows (NamedDataset.Family).
 //   - hf:ORG/NAME[:SPLIT][@REVISION]: any HuggingFace dataset. SPLIT defaults to test and may be
 //     CONFIG/SPLIT; REVISION (branch, tag or commit) defaults to main. The revision is resolved
 //     to a commit sha with GET {endpoint}/api/datasets/{repo}[/revision/{rev}]?blobs=true, the
@@ -38,25 +36,23 @@
 //
 // # Families
 //
-// A row belongs to a dataset family (LoadOptions.Families, the profiles of package family): a
-// named dataset's rows to its NamedDataset.Family (a row lacking one of the family's columns is
-// refused, naming it), other rows to the first family whose Match takes them, else to SWE-bench's
-// (Instance.Family ""). The family prepares the row: Instance.Task (the agent's task, when it is
-// not problem_statement), WorkDir (the repository in the image, when not /testbed), Image and
-// PreAgentCommands (run before the agent starts).
+// A row belongs to a dataset family (LoadOptions.Families, the profiles of package family; this
+// package knows none of them): a named dataset's rows to its NamedDataset.Family (a row lacking
+// one of the family's columns is refused, naming it), other rows to the first family whose Match
+// takes them, else to none (Instance.Family "": the row is used as it is). The family prepares
+// the row: Instance.Task (the agent's task, when it is not problem_statement), WorkDir (the
+// repository in the image, when not /testbed), Image and PreAgentCommands (run before the agent
+// starts). A family whose rows may name their instance by other columns than instance_id is an
+// IDNamer.
 //
 // # Completing rows for an evaluation
 //
-// A row is graded from its eval_script (harness v5, with log_parser and eval_type) or from its
-// install_config (SWE-rebench: test_cmd and log_parser). With LoadOptions.Complete, SWE-bench
-// rows that have neither get eval_script, log_parser and eval_type (and image_assets when missing) from the
-// official SWE-bench dataset that has a row with the same instance_id, base_commit and
-// test_patch: first the SWE-bench/* counterpart of the row's own hub dataset, then Verified,
-// Lite (test, dev), full (dev, test), Multilingual and Multimodal, each downloaded through the
-// cache like any dataset (so HF_HUB_OFFLINE works once they are cached). The image column is not
-// copied: such rows keep following the image template. Source.Completed records each source at
-// its commit (run.json), one line per source goes to Progress, and rows that remain without an
-// eval source make Load fail with a *NoEvalSourceError naming them, before anything runs.
+// With LoadOptions.Complete, each family that is a Completer fills in what grading needs in its
+// rows from other datasets, loaded through the same hub and cache (so HF_HUB_OFFLINE works once
+// they are cached): the SWE-bench family takes the harness-v5 columns of rows without an
+// eval_script from the official SWE-bench datasets. Source.Completed records each source at its
+// commit (run.json), Progress says what was taken, and rows that still cannot be graded make Load
+// fail, naming them, before anything runs.
 //
 // # Selection
 //

@@ -12,6 +12,7 @@ import (
 
 	"github.com/swebench-run/swebench-run/dataset"
 	"github.com/swebench-run/swebench-run/eval"
+	"github.com/swebench-run/swebench-run/family/swebench"
 	"github.com/swebench-run/swebench-run/testutil/testenv"
 )
 
@@ -91,7 +92,8 @@ func TestVerifiedAndItsOlderCopyGradeAlike(t *testing.T) {
 		fixtureScript[inst.InstanceID] = inst.EvalScript
 	}
 
-	opts := dataset.LoadOptions{HFEndpoint: hub.Endpoint(), CacheDir: t.TempDir(), Require: dataset.RequireRun | dataset.RequireEval, Complete: true}
+	opts := dataset.LoadOptions{HFEndpoint: hub.Endpoint(), CacheDir: t.TempDir(), Require: dataset.RequireRun | dataset.RequireEval, Complete: true,
+		Named: swebench.Profile{}.Datasets(), Families: []dataset.Family{swebench.Profile{}}}
 	byName := map[string]map[string]dataset.Instance{}
 	for _, spec := range []string{"verified", "hf:princeton-nlp/SWE-bench_Verified"} {
 		l, err := dataset.Load(context.Background(), spec, opts)

@@ -5,55 +5,33 @@ import (
 	"fmt"
 )
 
-// Columns an evaluation reads, besides FAIL_TO_PASS and PASS_TO_PASS.
-const (
-	// ColInstallConfig is SWE-rebench's per-row install recipe: its test_cmd and log_parser are
-	// what its harness fork builds the eval script and grades from.
-	ColInstallConfig = "install_config"
-	// ColImageAssets lists a SWE-bench Multimodal row's images: problem_statement (URLs) and the
-	// binary files of patch and test_patch ({path, url}) that a text diff cannot carry.
-	ColImageAssets = "image_assets"
-)
+// ColImageAssets lists a SWE-bench Multimodal row's images: problem_statement (URLs) and the
+// binary files of patch and test_patch ({path, url}) that a text diff cannot carry.
+const ColImageAssets = "image_assets"
 
-// HasEvalSource reports whether the row says how to grade it: a harness-v5 eval_script, or a
-// SWE-rebench install_config.
-func (i *Instance) HasEvalSource() bool {
-	if i.EvalScript != "" {
-		return true
-	}
-	_, ok, _ := i.InstallConfig()
-	return ok
-}
-
-// InstallConfig returns the row's install_config (a parquet struct, a JSON object, or a string
-// holding one) and whether the row has one. Null values are dropped, as SWE-rebench's harness
-// fork does before it reads the config.
-func (i *Instance) InstallConfig() (map[string]any, bool, error) {
-	raw, ok := i.Extra[ColInstallConfig]
+// ObjectColumn returns the row's column col holding an object (a parquet struct, a JSON object,
+// or a string holding one, as the hub stores nested columns) and whether the row has it: an
+// absent column, a null and an empty string are none. A value of another shape is an error naming
+// the column.
+func (i *Instance) ObjectColumn(col string) (map[string]any, bool, error) {
+	raw, ok := i.Extra[col]
 	if !ok || raw == nil {
 		return nil, false, nil
 	}
-	var m map[string]any
 	switch x := raw.(type) {
 	case map[string]any:
-		m = x
+		return x, true, nil
 	case string:
 		if x == "" {
 			return nil, false, nil
 		}
+		var m map[string]any
 		if err := json.Unmarshal([]byte(x), &m); err != nil {
-			return nil, true, fmt.Errorf("%s: not a JSON object: %w", ColInstallConfig, err)
+			return nil, true, fmt.Errorf("%s: not a JSON object: %w", col, err)
 		}
-	default:
-		return nil, true, fmt.Errorf("%s: want an object, got %s", ColInstallConfig, typeName(raw))
+		return m, true, nil
 	}
-	out := make(map[string]any, len(m))
-	for k, v := range m {
-		if v != nil {
-			out[k] = v
-		}
-	}
-	return out, true, nil
+	return nil, true, fmt.Errorf("%s: want an object, got %s", col, typeName(raw))
 }
 
 // Asset is one binary file of a patch that a text diff cannot carry (SWE-bench Multimodal).

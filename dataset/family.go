@@ -12,8 +12,8 @@ type Family interface {
 	// Name names the family (NamedDataset.Family, Instance.Family).
 	Name() string
 	// Match reports whether a decoded row is one of the family's, by the columns it has. Load
-	// asks the families in order and takes the first that matches; a row none matches is the
-	// SWE-bench harness's, used as it is.
+	// asks the families in order and takes the first that matches; a row none matches is used as
+	// it is (Instance.Family "").
 	Match(inst *Instance) bool
 	// Prepare makes a decoded row one of the family's instances: it reads the family's columns
 	// and sets Family-independent fields from them (Task, WorkDir, Image, PreAgentCommands,
@@ -24,7 +24,7 @@ type Family interface {
 }
 
 // EvalValidator is implemented by families whose rows may lack what ValidateForEval asks of every
-// row (SWE-bench-Live's tasks before validation have no FAIL_TO_PASS or PASS_TO_PASS) and whose
+// row (a task published before its validation has no FAIL_TO_PASS or PASS_TO_PASS) and whose
 // grader says itself, naming its harness's rule, what grading such a row needs: with
 // LoadOptions.RequireEval, Load checks the family's rows with the family's ValidateForEval
 // instead of Instance.ValidateForEval.
@@ -46,7 +46,7 @@ func validateForEval(inst *Instance, fams []Family) error {
 }
 
 // IDNamer is implemented by families whose rows may name their instance by other columns than
-// instance_id, as their harness's files have them (Multi-SWE-bench's org, repo and number). Load
+// instance_id, as their harness's files have them (e.g. org, repo and number). Load
 // asks it for the id of a row without an instance_id.
 type IDNamer interface {
 	// IDColumns are the columns InstanceIDOf reads.
@@ -98,11 +98,11 @@ func prepare(inst *Instance, forced Family, fams []Family) error {
 // forcedFamily returns the family a named dataset declares, from fams. A named dataset whose
 // family is not among fams is an error (the program was built without it); none is forced when
 // fams is empty (a caller that loads rows without families) or the dataset declares none.
-func forcedFamily(src Source, fams []Family) (Family, error) {
+func forcedFamily(src Source, named []NamedDataset, fams []Family) (Family, error) {
 	if src.Kind != "named" || len(fams) == 0 {
 		return nil, nil
 	}
-	d, ok := LookupNamed(src.Name)
+	d, ok := LookupNamed(named, src.Name)
 	if !ok || d.Family == "" {
 		return nil, nil
 	}

@@ -57,7 +57,7 @@ func TestLoadFamilies(t *testing.T) {
 		got[0].TaskText() != "Fix it.\n\nNotes:\nbe quick" || strings.Join(got[0].PreAgentCommands, ";") != "git checkout v1" {
 		t.Errorf("tag row: %+v", got[0])
 	}
-	if got[1].Family != "" || got[1].FamilyName() != SWEbench || got[1].Image != "plain:latest" ||
+	if got[1].Family != "" || got[1].Image != "plain:latest" ||
 		got[1].WorkingDir("/testbed") != "/testbed" || got[1].TaskText() != "Fix that." {
 		t.Errorf("SWE-bench row: %+v", got[1])
 	}
@@ -88,8 +88,9 @@ func TestLoadFamilyFieldError(t *testing.T) {
 // family the caller did not give is an error.
 func TestForcedFamily(t *testing.T) {
 	src := Source{Kind: "named", Name: "pro"}
+	named := []NamedDataset{{Name: "pro", HFRepo: "o/pro", Split: "test", Family: "pro"}}
 	proLike := namedFamily{tagFamily{}, "pro"}
-	f, err := forcedFamily(src, []Family{tagFamily{}, proLike})
+	f, err := forcedFamily(src, named, []Family{tagFamily{}, proLike})
 	if err != nil || f == nil || f.Name() != "pro" {
 		t.Fatalf("forced family %v, %v; want pro", f, err)
 	}
@@ -99,13 +100,13 @@ func TestForcedFamily(t *testing.T) {
 	if !errors.As(err, &fe) || fe.Field != "x_tag" || inst.Family != "pro" {
 		t.Errorf("a row without the family's column: %v (family %q)", err, inst.Family)
 	}
-	if _, err := forcedFamily(src, []Family{tagFamily{}}); err == nil || !strings.Contains(err.Error(), "pro family") {
+	if _, err := forcedFamily(src, named, []Family{tagFamily{}}); err == nil || !strings.Contains(err.Error(), "pro family") {
 		t.Errorf("a named dataset of a family not given: %v", err)
 	}
-	if f, err := forcedFamily(src, nil); f != nil || err != nil {
+	if f, err := forcedFamily(src, named, nil); f != nil || err != nil {
 		t.Errorf("without families nothing is forced: %v, %v", f, err)
 	}
-	if f, err := forcedFamily(Source{Kind: "file"}, []Family{proLike}); f != nil || err != nil {
+	if f, err := forcedFamily(Source{Kind: "file"}, named, []Family{proLike}); f != nil || err != nil {
 		t.Errorf("a file's rows are detected, not forced: %v, %v", f, err)
 	}
 }

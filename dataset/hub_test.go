@@ -299,7 +299,7 @@ const (
 
 // hubOpts returns options pointing at the fake hub with a fresh cache and fast retries.
 func (h *fakeHub) opts(t *testing.T) LoadOptions {
-	return LoadOptions{HFEndpoint: h.api.URL, CacheDir: t.TempDir(), retryDelay: time.Millisecond}
+	return LoadOptions{HFEndpoint: h.api.URL, CacheDir: t.TempDir(), Named: testNamed, retryDelay: time.Millisecond}
 }
 
 func TestHubDownloadAndCacheHit(t *testing.T) {
@@ -390,7 +390,7 @@ func TestHubNamedDatasetAndEnv(t *testing.T) {
 	t.Setenv("HF_HUB_CACHE", cache)
 	t.Setenv("HF_HUB_OFFLINE", "")
 
-	got, err := Load(context.Background(), "verified", LoadOptions{retryDelay: time.Millisecond})
+	got, err := Load(context.Background(), "verified", LoadOptions{Named: testNamed, retryDelay: time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -409,7 +409,7 @@ func TestHubNamedDatasetAndEnv(t *testing.T) {
 	home := t.TempDir()
 	t.Setenv("HF_HUB_CACHE", "")
 	t.Setenv("HF_HOME", home)
-	if _, err := Load(context.Background(), "verified", LoadOptions{retryDelay: time.Millisecond}); err != nil {
+	if _, err := Load(context.Background(), "verified", LoadOptions{Named: testNamed, retryDelay: time.Millisecond}); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := os.Stat(filepath.Join(home, "hub", "swebench-run", "datasets", "SWE-bench--SWE-bench_Verified")); err != nil {
@@ -417,7 +417,7 @@ func TestHubNamedDatasetAndEnv(t *testing.T) {
 	}
 	hub.reset()
 	t.Setenv("HF_HUB_OFFLINE", "1")
-	off, err := Load(context.Background(), "verified", LoadOptions{})
+	off, err := Load(context.Background(), "verified", LoadOptions{Named: testNamed})
 	if err != nil {
 		t.Fatalf("offline load from the cache: %v", err)
 	}

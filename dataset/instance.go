@@ -29,9 +29,9 @@ type Instance struct {
 	LogParser  string `json:"log_parser"`  // e.g. "parse_log_pytest"
 	EvalType   string `json:"eval_type"`   // "pass_and_fail" or "fail_only"
 
-	// What the row's dataset family (see Family) set when it prepared the row; empty for the
-	// SWE-bench harness's family, whose rows are used as they are.
-	Family  string `json:"family,omitempty"`  // the family's name; "" is SWEbench
+	// What the row's dataset family (see Family) set when it prepared the row; empty for a row
+	// no family took, which is used as it is (the default family's, the SWE-bench harness's).
+	Family  string `json:"family,omitempty"`  // the family's name; "" when no family took the row
 	Task    string `json:"task,omitempty"`    // the agent's task when it is not problem_statement
 	WorkDir string `json:"workdir,omitempty"` // the repository in the image; "" is the config's cwd (/testbed)
 	// PreAgentCommands run in the agent's container, in order, after it starts and before the
@@ -41,21 +41,8 @@ type Instance struct {
 	Extra map[string]any `json:"-"`
 }
 
-// SWEbench is the name of the SWE-bench harness's family (the default), whose rows are graded
-// from their eval_script (or SWE-rebench's install_config) and completed from the official
-// SWE-bench datasets when they have neither.
-const SWEbench = "swebench"
-
-// FamilyName returns the row's family, SWEbench when the row has none.
-func (i *Instance) FamilyName() string {
-	if i.Family == "" {
-		return SWEbench
-	}
-	return i.Family
-}
-
-// TaskText returns what the agent is asked to do: the family's task text when it set one (SWE-bench
-// Pro adds the requirements and the new interfaces), else the problem statement.
+// TaskText returns what the agent is asked to do: the family's task text when it set one (e.g.
+// the problem statement with the requirements its harness adds), else the problem statement.
 func (i *Instance) TaskText() string {
 	if i.Task != "" {
 		return i.Task
@@ -228,10 +215,9 @@ func (i *Instance) ValidateForRun() error {
 }
 
 // ValidateForEval checks the fields grading a patch needs: FAIL_TO_PASS and PASS_TO_PASS present
-// (as lists, possibly empty; PASS_TO_PASS may be absent for fail_only rows), a known eval_type,
-// and a readable install_config when the row has one. Whether the row says how to grade it at all
-// (an eval_script or an install_config) is HasEvalSource; Load checks it with
-// LoadOptions.Complete, after completing rows from the official SWE-bench datasets.
+// (as lists, possibly empty; PASS_TO_PASS may be absent for fail_only rows) and a known
+// eval_type. Whether the row says how to grade it at all is its family's to check (the family's
+// Prepare, its grader's Check, LoadOptions.Complete).
 func (i *Instance) ValidateForEval() error {
 	var errs []error
 	if i.InstanceID == "" {
@@ -248,9 +234,6 @@ func (i *Instance) ValidateForEval() error {
 	case "", "pass_and_fail", "fail_only":
 	default:
 		errs = append(errs, &FieldError{"eval_type", fmt.Sprintf("%q is not one of pass_and_fail, fail_only", i.EvalType)})
-	}
-	if _, _, err := i.InstallConfig(); err != nil {
-		errs = append(errs, &FieldError{ColInstallConfig, err.Error()})
 	}
 	return errors.Join(errs...)
 }

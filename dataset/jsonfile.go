@@ -114,8 +114,9 @@ func (t *jsonTable) decodeList(data []byte) error {
 }
 
 // isOneRow reports whether a JSON object is one row rather than an object of rows keyed by id:
-// it has an instance_id that is not an object (SWE-bench-Live's instance.json, SWE-smith's task
-// files), or every column a family names its rows by (IDNamer) with values that are not objects.
+// it has an instance_id that is not an object (an instance.json or task file of one instance, as
+// some harnesses keep them), or every column a family names its rows by (IDNamer) with values
+// that are not objects.
 func isOneRow(obj json.RawMessage, namers []IDNamer) bool {
 	var m map[string]json.RawMessage
 	if json.Unmarshal(obj, &m) != nil {

@@ -18,7 +18,9 @@ import (
 	"time"
 )
 
-// NamedDataset is a dataset known by a short name (--split verified).
+// NamedDataset is a dataset known by a short name (--split verified). The dataset families
+// declare them (a profile of package family lists its own) and Load is given them in
+// LoadOptions.Named.
 type NamedDataset struct {
 	Name        string `json:"name"`
 	HFRepo      string `json:"hf_repo"`
@@ -29,83 +31,12 @@ type NamedDataset struct {
 	// Load in LoadOptions.Families): a row that lacks one of the family's columns is refused.
 	Family string `json:"family,omitempty"`
 	// Files, when set, are the repository's data files (path.Match patterns, e.g. "go/*.jsonl"),
-	// read instead of the split's parquet files (Multi-SWE-bench keeps one JSONL per repository).
+	// read instead of the split's parquet files (a dataset that keeps one JSONL per repository).
 	Files []string `json:"files,omitempty"`
 }
 
-// named lists the datasets known by a short name. The SWE-bench ones resolve like the SWE-bench
-// harness 5.x CLI (verified, full, multilingual, multimodal; lite as its loader does) to the
-// SWE-bench/* repositories, which carry the harness-v5 columns; princeton-nlp/* ids are
-// older copies of the same datasets (see CanonicalRepo).
-var named = []NamedDataset{
-	{Name: "verified", HFRepo: "SWE-bench/SWE-bench_Verified", Split: "test", Rows: 500, Description: "SWE-bench Verified: 500 human-validated Python tasks", Family: SWEbench},
-	{Name: "lite", HFRepo: "SWE-bench/SWE-bench_Lite", Split: "test", Rows: 300, Description: "SWE-bench Lite test split: 300 self-contained tasks", Family: SWEbench},
-	{Name: "lite-dev", HFRepo: "SWE-bench/SWE-bench_Lite", Split: "dev", Rows: 23, Description: "SWE-bench Lite dev split: 23 tasks, for trying things out", Family: SWEbench},
-	{Name: "full", HFRepo: "SWE-bench/SWE-bench", Split: "test", Rows: 2294, Description: "SWE-bench test split: all 2,294 tasks", Family: SWEbench},
-	{Name: "dev", HFRepo: "SWE-bench/SWE-bench", Split: "dev", Rows: 225, Description: "SWE-bench dev split: 225 tasks", Family: SWEbench},
-	{Name: "multimodal", HFRepo: "SWE-bench/SWE-bench_Multimodal", Split: "dev", Rows: 102, Description: "SWE-bench Multimodal dev split: JavaScript tasks with images", Family: SWEbench},
-	{Name: "multilingual", HFRepo: "SWE-bench/SWE-bench_Multilingual", Split: "test", Rows: 300, Description: "SWE-bench Multilingual: 300 tasks in 9 languages, 41 repositories", Family: SWEbench},
-	{Name: "smith", HFRepo: "SWE-bench/SWE-smith", Split: "train", Description: "SWE-smith: synthetic tasks in 543 repositories, the bug on a branch per instance", Family: "smith"},
-	{Name: "rebench-v2", HFRepo: "nebius/SWE-rebench-V2", Split: "train", Description: "SWE-rebench-V2: about 32,000 tasks in 20 languages (rows carry install_config and image_name)", Family: "rebench-v2"},
-	{Name: "polybench", HFRepo: "AmazonScience/SWE-PolyBench", Split: "test", Rows: 2110, Description: "SWE-PolyBench: 2,110 tasks in Java, JavaScript, TypeScript and Python", Family: "polybench"},
-	{Name: "polybench-500", HFRepo: "AmazonScience/SWE-PolyBench_500", Split: "test", Rows: 500, Description: "SWE-PolyBench 500: a stratified subset", Family: "polybench"},
-	{Name: "polybench-verified", HFRepo: "AmazonScience/SWE-PolyBench_Verified", Split: "test", Rows: 382, Description: "SWE-PolyBench Verified: 382 validated tasks", Family: "polybench"},
-	{Name: "rebench", HFRepo: "nebius/SWE-rebench", Split: "test", Description: "SWE-rebench: about 21,000 continuously collected tasks (rows carry install_config and docker_image)", Family: SWEbench},
-	{Name: "multi-swe-bench", HFRepo: "ByteDance-Seed/Multi-SWE-bench", Split: "test", Rows: 1632, Description: "Multi-SWE-bench (ByteDance): 1,632 tasks in Java, TypeScript, JavaScript, Go, Rust, C and C++, 39 repositories, graded by its harness's parsers", Family: "multiswebench",
-		Files: []string{"java/*.jsonl", "ts/*.jsonl", "js/*.jsonl", "go/*.jsonl", "rust/*.jsonl", "c/*.jsonl", "cpp/*.jsonl"}},
-	{Name: "multi-swe-bench-mini", HFRepo: "ByteDance-Seed/Multi-SWE-bench_mini", Split: "test", Rows: 400, Description: "Multi-SWE-bench mini: 400 tasks in 8 languages (Multi-SWE-bench's 7 and Python)", Family: "multiswebench",
-		Files: []string{"*.jsonl"}},
-	{Name: "multi-swe-bench-flash", HFRepo: "ByteDance-Seed/Multi-SWE-bench-flash", Split: "test", Rows: 300, Description: "Multi-SWE-bench flash: 300 tasks of Multi-SWE-bench for quick evaluation", Family: "multiswebench",
-		Files: []string{"*.jsonl"}},
-	{Name: "pro", HFRepo: "ScaleAI/SWE-bench_Pro", Split: "test", Rows: 731, Description: "SWE-bench Pro (Scale AI): 731 long-horizon tasks in Python, Go, JavaScript and TypeScript, graded by its harness's per-instance scripts", Family: "pro"},
-	{Name: "live", HFRepo: "SWE-bench-Live/SWE-bench-Live", Split: "full", Description: "SWE-bench-Live: Python tasks from recent issues, 50 more every month (rows carry test_cmds; SWE-bench's pytest parser)", Family: "live"},
-	{Name: "live-lite", HFRepo: "SWE-bench-Live/SWE-bench-Live", Split: "lite", Description: "SWE-bench-Live lite split (frozen, for leaderboards)", Family: "live"},
-	{Name: "live-verified", HFRepo: "SWE-bench-Live/SWE-bench-Live", Split: "verified", Rows: 500, Description: "SWE-bench-Live verified split: 500 LLM-filtered tasks (frozen)", Family: "live"},
-	{Name: "live-multilang-c", HFRepo: "SWE-bench-Live/MultiLang", Split: "c", Description: "SWE-bench-Live MultiLang, C tasks (rows carry their commands and a Python log parser)", Family: "live"},
-	{Name: "live-multilang-cpp", HFRepo: "SWE-bench-Live/MultiLang", Split: "cpp", Description: "SWE-bench-Live MultiLang, C++ tasks (rows carry their commands and a Python log parser)", Family: "live"},
-	{Name: "live-multilang-cs", HFRepo: "SWE-bench-Live/MultiLang", Split: "cs", Description: "SWE-bench-Live MultiLang, C# tasks (rows carry their commands and a Python log parser)", Family: "live"},
-	{Name: "live-multilang-go", HFRepo: "SWE-bench-Live/MultiLang", Split: "go", Description: "SWE-bench-Live MultiLang, Go tasks (rows carry their commands and a Python log parser)", Family: "live"},
-	{Name: "live-multilang-java", HFRepo: "SWE-bench-Live/MultiLang", Split: "java", Description: "SWE-bench-Live MultiLang, Java tasks (rows carry their commands and a Python log parser)", Family: "live"},
-	{Name: "live-multilang-js", HFRepo: "SWE-bench-Live/MultiLang", Split: "js", Description: "SWE-bench-Live MultiLang, JavaScript tasks (rows carry their commands and a Python log parser)", Family: "live"},
-	{Name: "live-multilang-rust", HFRepo: "SWE-bench-Live/MultiLang", Split: "rust", Description: "SWE-bench-Live MultiLang, Rust tasks (rows carry their commands and a Python log parser)", Family: "live"},
-	{Name: "live-multilang-ts", HFRepo: "SWE-bench-Live/MultiLang", Split: "ts", Description: "SWE-bench-Live MultiLang, TypeScript tasks (rows carry their commands and a Python log parser)", Family: "live"},
-	{Name: "gym", HFRepo: "SWE-Gym/SWE-Gym", Split: "train", Description: "SWE-Gym: about 2,400 Python training tasks from 11 repositories (graded by SWE-Gym's harness fork)", Family: "gym"},
-	{Name: "gym-lite", HFRepo: "SWE-Gym/SWE-Gym-Lite", Split: "train", Description: "SWE-Gym Lite: about 230 easier SWE-Gym tasks", Family: "gym"},
-}
-
-// officialRepos are the SWE-bench datasets published with the harness-v5 columns (eval_script,
-// log_parser, eval_type, image), the source of truth of SWE-bench harness 5.x.
-var officialRepos = []string{
-	"SWE-bench/SWE-bench_Verified", "SWE-bench/SWE-bench_Lite", "SWE-bench/SWE-bench",
-	"SWE-bench/SWE-bench_Multilingual", "SWE-bench/SWE-bench_Multimodal",
-}
-
-// CanonicalRepo returns the SWE-bench/* id of an official SWE-bench dataset named by its older
-// princeton-nlp/* id (princeton-nlp/SWE-bench_Verified → SWE-bench/SWE-bench_Verified), and
-// any other id unchanged. The org part is matched case-insensitively, as the hub does.
-func CanonicalRepo(repo string) string {
-	org, name, ok := strings.Cut(repo, "/")
-	if !ok {
-		return repo
-	}
-	for _, o := range officialRepos {
-		_, oname, _ := strings.Cut(o, "/")
-		if strings.EqualFold(name, oname) && (strings.EqualFold(org, "princeton-nlp") || strings.EqualFold(org, "SWE-bench")) {
-			return o
-		}
-	}
-	return repo
-}
-
-// IsOfficial reports whether repo (either id form) is one of the official SWE-bench datasets
-// that carry the harness-v5 columns.
-func IsOfficial(repo string) bool { return slices.Contains(officialRepos, CanonicalRepo(repo)) }
-
-// Named returns the named datasets, in display order.
-func Named() []NamedDataset { return append([]NamedDataset(nil), named...) }
-
-// LookupNamed returns the named dataset called name.
-func LookupNamed(name string) (NamedDataset, bool) {
+// LookupNamed returns the dataset of named called name.
+func LookupNamed(named []NamedDataset, name string) (NamedDataset, bool) {
 	for _, d := range named {
 		if d.Name == name {
 			return d, true
@@ -133,18 +64,21 @@ type LoadOptions struct {
 	// the file, row, instance and field.
 	Require Requirement
 
-	// Complete, for an evaluation: rows with neither an eval_script nor an install_config get
-	// eval_script, log_parser and eval_type from the official SWE-bench dataset that has them
-	// (the row's own dataset's SWE-bench/* counterpart first, then the others; same base_commit
-	// and test_patch), downloaded through the hub cache; Source.Completed records where from and
-	// one line per source goes to Progress. Rows that still have none make Load fail with a
-	// *NoEvalSourceError naming them.
+	// Complete, for an evaluation: the families of Families that complete rows (Completer) fill
+	// in what grading needs from other datasets, downloaded through the hub cache (e.g. rows
+	// without an eval_script take it, with log_parser and eval_type, from the official dataset
+	// that has them); Source.Completed records where from and Progress says so. Rows that still
+	// cannot be graded make Load fail, naming them.
 	Complete bool
+
+	// Named are the datasets a spec may name by their short name, in display order (cmd passes
+	// those the families declare); nil: none, a spec is an hf: id or a path.
+	Named []NamedDataset
 
 	// Families are the dataset families rows are read as (profiles of package family; cmd passes
 	// them all, in detection order). A named dataset's rows are read as its NamedDataset.Family;
-	// other rows as the first family whose Match takes them, else as SWE-bench rows. nil reads
-	// every row as a SWE-bench row.
+	// other rows as the first family whose Match takes them, else as plain SWE-bench-style rows
+	// (Instance.Family ""). nil reads every row so.
 	Families []Family
 
 	Retries int // attempts after the first on network errors, 429 and 5xx; 0 → 4
@@ -365,7 +299,7 @@ func firstNonEmpty(s ...string) string {
 	return ""
 }
 
-// Load reads a dataset. spec is a named dataset (see Named), "hf:ORG/NAME[:SPLIT][@REVISION]",
+// Load reads a dataset. spec is a named dataset (LoadOptions.Named), "hf:ORG/NAME[:SPLIT][@REVISION]",
 // or a local path: a .parquet file, a directory of .parquet shards, a .jsonl file or a .json file
 // (a list of rows or an object of rows keyed by instance_id), optionally gzip-compressed.
 func Load(ctx context.Context, spec string, opts LoadOptions) (*Loaded, error) {
@@ -381,13 +315,13 @@ func Load(ctx context.Context, spec string, opts LoadOptions) (*Loaded, error) {
 		}
 		src.Kind, src.HFRepo, src.Config, src.Split, src.Revision = "hf", repo, config, split, rev
 	default:
-		if d, ok := LookupNamed(spec); ok {
+		if d, ok := LookupNamed(opts.Named, spec); ok {
 			src.Kind, src.Name, src.HFRepo, src.Config, src.Split = "named", d.Name, d.HFRepo, "default", d.Split
 			files = d.Files
 			break
 		}
 		src.Kind = "file"
-		p, err := localFiles(spec)
+		p, err := localFiles(spec, opts.Named)
 		if err != nil {
 			return nil, err
 		}
@@ -419,7 +353,7 @@ func Load(ctx context.Context, spec string, opts LoadOptions) (*Loaded, error) {
 			}
 		}
 	}()
-	forced, err := forcedFamily(src, opts.Families)
+	forced, err := forcedFamily(src, opts.Named, opts.Families)
 	if err != nil {
 		return nil, err
 	}
@@ -464,11 +398,15 @@ type table interface {
 	rows(ctx context.Context, slot []int, insts []Instance, set func(row int, col string, err error)) error
 }
 
-// localFiles resolves a local spec to the files to read.
-func localFiles(spec string) ([]string, error) {
+// localFiles resolves a local spec to the files to read; named are the named datasets, for the
+// error of a spec that is none.
+func localFiles(spec string, named []NamedDataset) ([]string, error) {
 	st, err := os.Stat(spec)
 	if err != nil {
 		if errors.Is(err, os.ErrNotExist) {
+			if len(named) == 0 {
+				return nil, fmt.Errorf("dataset %q: no such file or directory, and not hf:ORG/NAME[:SPLIT][@REVISION]", spec)
+			}
 			names := make([]string, len(named))
 			for k, d := range named {
 				names[k] = d.Name

@@ -120,7 +120,9 @@ func setColumn(inst *Instance, name string, v any) error {
 	case "hints_text":
 		dst = &inst.HintsText
 	case "created_at":
-		// SWE-rebench-V2 stores creation times as numbers (epoch milliseconds): keep their text.
+		// Some exports store times as numbers (pandas writes datetimes to JSON as epoch
+		// milliseconds; parquet timestamps are integers): keep a number's literal text, as for
+		// version; what it means is the row's family's to read.
 		if n, ok := numberText(v); ok {
 			inst.CreatedAt = n
 			return nil
@@ -132,7 +134,7 @@ func setColumn(inst *Instance, name string, v any) error {
 		dst = &inst.EvalScript
 	case "log_parser":
 		// Kept raw in Extra too: a family whose harness reads another column only when this one
-		// is absent (SWE-bench-Live's parser) tells an empty column from none by it.
+		// is absent (a parser column) tells an empty column from none by it.
 		inst.setExtra(name, v)
 		dst = &inst.LogParser
 	case "eval_type":

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/swebench-run/swebench-run/dataset"
+	"github.com/swebench-run/swebench-run/family"
 	"github.com/swebench-run/swebench-run/results"
 )
 
@@ -30,15 +31,14 @@ const (
 	assetDirName  = "image_assets" // beside the instance's other files
 )
 
-// fetchAsset downloads one asset URL.
-func (e *Evaluator) fetchAsset(ctx context.Context, url string) ([]byte, error) {
+// fetchAsset downloads one asset URL with client (nil: http.DefaultClient).
+func fetchAsset(ctx context.Context, client *http.Client, url string) ([]byte, error) {
 	ctx, cancel := context.WithTimeout(ctx, assetFetchTimeout)
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
 	if err != nil {
 		return nil, err
 	}
-	client := e.opts.AssetClient
 	if client == nil {
 		client = http.DefaultClient
 	}
@@ -64,7 +64,7 @@ func (e *Evaluator) fetchAsset(ctx context.Context, url string) ([]byte, error) 
 // the harness keeps them beside its logs) and returns the commands that restore them into the
 // working tree. An asset that cannot be downloaded is skipped with a line in the instance log, as
 // the harness does; the error is for failures of the container or of the output directory.
-func (e *Evaluator) stageAssets(ctx context.Context, sb Sandbox, inst dataset.Instance, dir string, ilog *strings.Builder) ([]string, error) {
+func stageAssets(ctx context.Context, client *http.Client, sb family.Sandbox, inst dataset.Instance, dir string, ilog io.Writer) ([]string, error) {
 	a, err := inst.ImageAssets()
 	if err != nil {
 		return nil, err
@@ -86,7 +86,7 @@ func (e *Evaluator) stageAssets(ctx context.Context, sb Sandbox, inst dataset.In
 			fmt.Fprintf(ilog, "No asset for %s at %s\n", inst.InstanceID, as.Path)
 			continue
 		}
-		data, err := e.fetchAsset(ctx, as.URL)
+		data, err := fetchAsset(ctx, client, as.URL)
 		if err != nil {
 			if ctx.Err() != nil {
 				return nil, ctx.Err()

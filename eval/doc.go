@@ -25,11 +25,9 @@
 // a diff).
 //
 // Rows: a row with an eval_script (harness v5) runs it as prepared by EvalScript and is graded by
-// Grade with the harness-v5 parser of its log_parser. A SWE-rebench row (an install_config, no
-// eval_script) runs the script SWE-rebench's harness fork builds from install_config and
-// test_patch (RebenchScript) and is graded by that fork's rules and parsers. A row with neither
-// cannot be evaluated (CheckInstances; dataset.LoadOptions.Complete fills such rows from the
-// official SWE-bench datasets first). A SWE-bench Multimodal row's image_assets (the binary files
+// Grade with the harness-v5 parser of its log_parser. A row without one cannot be evaluated
+// (CheckInstances; dataset.LoadOptions.Complete fills such rows from the official SWE-bench
+// datasets first). A SWE-bench Multimodal row's image_assets (the binary files
 // of its patch and test_patch) are downloaded, copied into the container under /image_assets and
 // restored into the working tree just before the test output starts, as the harness does; the
 // eval.sh kept is the script with those restore commands, and the files are kept under
@@ -41,7 +39,11 @@
 // instances with it before any container starts, reuses the verdicts it left (resume), starts
 // the fresh sandbox of the instance's image in the instance's working directory, keeps
 // run_instance.log and the run report, and lets the grader run the family's commands, write the
-// harness's files per instance and, after the run, its run-level files (Finish).
+// harness's files per instance and, after the run, its run-level files (Finish). A family whose
+// harness is a fork of SWE-bench's (SWE-rebench's, in family/rebench) gets its grader from
+// HarnessGrader: the built-in grading above with the family's own Harness (check, eval script,
+// grading rules), built from the exported pieces of this one (TestOutput, IsPassing,
+// NewTestsStatus, FullyResolved).
 //
 // ReadReport is the one reader of a per-instance report.json: it detects the layout (the
 // harness's {"<id>": {…}}, or sb-cli's bare object named by its folder), returns the verdict and

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"net/http"
 	"os"
@@ -17,7 +18,6 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/swebench-run/swebench-run/dataset"
-	"github.com/swebench-run/swebench-run/eval/logparse"
 	"github.com/swebench-run/swebench-run/family"
 	"github.com/swebench-run/swebench-run/results"
 	"github.com/swebench-run/swebench-run/validation"
@@ -99,9 +99,9 @@ type Options struct {
 	// AssetClient downloads the image_assets of multimodal rows (default http.DefaultClient,
 	// with the harness's 60 s timeout per file), and what other families' graders download.
 	AssetClient *http.Client
-	// Graders returns the grader of a dataset family (an instance's FamilyName); a nil func or
-	// a nil Grader grades the instance as the SWE-bench harness does (built in). cmd wires the
-	// family registry here.
+	// Graders returns the grader of a dataset family (an instance's Family, "" for a row no
+	// family took); a nil func or a nil Grader grades the instance as the SWE-bench harness does
+	// (built in). cmd wires the family registry here.
 	Graders func(family string) family.Grader
 	// Validation returns the validation of an instance (package validation), when one is
 	// known: Run marks an unresolved prediction whose failure is its environment's (see
@@ -167,31 +167,20 @@ func DefaultImage(inst dataset.Instance) (string, error) {
 	return "docker.io/swebench/sweb.eval.x86_64." + id + ":latest", nil
 }
 
-// CheckInstances returns an error naming the rows that cannot be evaluated: neither an
-// eval_script (harness v5) nor an install_config (SWE-rebench), an unknown log_parser or
-// eval_type, or an install_config the SWE-rebench harness could not build a script from.
+// CheckInstances returns an error naming the rows the SWE-bench harness cannot evaluate: no
+// eval_script (harness v5), an unknown log_parser or eval_type, or unreadable image_assets.
 func CheckInstances(insts []dataset.Instance) error {
 	var noScript, bad []string
 	for _, inst := range insts {
-		switch {
-		case isRebench(inst):
-			if _, err := RebenchScript(inst); err != nil {
-				bad = append(bad, err.Error())
-			} else if cfg, _ := rebenchConfigOf(inst); cfg.logParser != "" {
-				if _, err := logparse.GetSWERebench(cfg.logParser); err != nil {
-					bad = append(bad, fmt.Sprintf("instance %s: %v", inst.InstanceID, err))
-				}
-			}
-		case strings.TrimSpace(inst.EvalScript) == "":
+		if strings.TrimSpace(inst.EvalScript) == "" {
 			noScript = append(noScript, inst.InstanceID)
 			continue
-		default:
-			if _, err := evalTypeOf(inst); err != nil {
-				bad = append(bad, err.Error())
-			}
-			if _, err := parserOf(inst); err != nil {
-				bad = append(bad, err.Error())
-			}
+		}
+		if _, err := evalTypeOf(inst); err != nil {
+			bad = append(bad, err.Error())
+		}
+		if _, err := parserOf(inst); err != nil {
+			bad = append(bad, err.Error())
 		}
 		if _, err := inst.ImageAssets(); err != nil {
 			bad = append(bad, fmt.Sprintf("instance %s: %v", inst.InstanceID, err))
@@ -199,27 +188,25 @@ func CheckInstances(insts []dataset.Instance) error {
 	}
 	var errs []error
 	if len(noScript) > 0 {
-		errs = append(errs, fmt.Errorf("%d rows have neither an eval_script (the harness-v5 columns eval_script, log_parser, eval_type) nor an install_config (SWE-rebench): %s; load the dataset with completion from the official SWE-bench datasets (as `eval` and `run --eval` do), or use a dataset with these columns", len(noScript), abbreviate(noScript)))
+		errs = append(errs, fmt.Errorf("%d rows have no eval_script (the harness-v5 columns eval_script, log_parser, eval_type): %s; load the dataset with completion from the official SWE-bench datasets (as `eval` and `run --eval` do), or use a dataset with these columns", len(noScript), Abbreviate(noScript)))
 	}
 	if len(bad) > 0 {
-		errs = append(errs, fmt.Errorf("%d rows cannot be graded: %s", len(bad), abbreviate(bad)))
+		errs = append(errs, fmt.Errorf("%d rows cannot be graded: %s", len(bad), Abbreviate(bad)))
 	}
 	return errors.Join(errs...)
 }
 
 // Script returns the eval script of a row: its eval_script prepared as the harness v5 runs it
-// (EvalScript), or, for a SWE-rebench row, the script its harness fork builds (RebenchScript).
+// (EvalScript).
 func Script(inst dataset.Instance) (string, error) {
-	if isRebench(inst) {
-		return RebenchScript(inst)
-	}
 	if strings.TrimSpace(inst.EvalScript) == "" {
-		return "", fmt.Errorf("instance %s: no eval_script and no install_config", inst.InstanceID)
+		return "", fmt.Errorf("instance %s: no eval_script", inst.InstanceID)
 	}
 	return EvalScript(inst.EvalScript), nil
 }
 
-func abbreviate(items []string) string {
+// Abbreviate joins items with ", ", the first ten and how many more, for errors naming rows.
+func Abbreviate(items []string) string {
 	const limit = 10
 	if len(items) <= limit {
 		return strings.Join(items, ", ")
@@ -315,20 +302,26 @@ func (e *Evaluator) Run(ctx context.Context, insts []dataset.Instance, preds map
 // OutDir/<id>/: patch.diff, eval.sh, run_instance.log, test_output.txt, report.json. A
 // report.json already there is reused unless Options.Redo. The error is for failures of the run
 // (output not writable, ctx cancelled); everything that goes wrong with the instance is in the
-// Result.
+// Result. A row of a family with a grader of its own (Options.Graders) is graded by it.
 func (e *Evaluator) Evaluate(ctx context.Context, inst dataset.Instance, pred Prediction) (Result, error) {
-	id := inst.InstanceID
-	res := Result{InstanceID: id}
-	log := e.opts.Logger.With("instance", id)
 	if pred.Empty() {
-		res.Outcome = EmptyPatch
+		res := Result{InstanceID: inst.InstanceID, Outcome: EmptyPatch}
 		e.done(res)
 		return res, nil
 	}
 	if g := graderOf(inst, e.opts.Graders); g != nil {
 		return e.evaluateWith(ctx, g, inst, pred)
 	}
-	if err := CheckInstances([]dataset.Instance{inst}); err != nil {
+	return e.evaluateHarness(ctx, swebench, inst, pred)
+}
+
+// evaluateHarness evaluates one non-empty prediction the SWE-bench harness's way, with h's script
+// and grading.
+func (e *Evaluator) evaluateHarness(ctx context.Context, h Harness, inst dataset.Instance, pred Prediction) (Result, error) {
+	id := inst.InstanceID
+	res := Result{InstanceID: id}
+	log := e.opts.Logger.With("instance", id)
+	if err := h.Check([]dataset.Instance{inst}); err != nil {
 		return res, err
 	}
 	dir := filepath.Join(e.opts.OutDir, id)
@@ -346,24 +339,19 @@ func (e *Evaluator) Evaluate(ctx context.Context, inst dataset.Instance, pred Pr
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return res, fmt.Errorf("eval %s: %w", id, err)
 	}
-	for _, f := range []string{reportFile, testOutputFile, instanceLog} {
-		if err := os.Remove(filepath.Join(dir, f)); err != nil && !errors.Is(err, os.ErrNotExist) {
-			return res, fmt.Errorf("eval %s: %w", id, err)
-		}
+	if err := removeOutputs(dir, id, instanceLog); err != nil {
+		return res, err
 	}
 	patch := pred.Patch()
-	script, err := Script(inst)
+	script, err := h.Script(inst)
 	if err != nil {
 		return res, err
 	}
-	if err := results.WriteFileAtomic(filepath.Join(dir, patchFile), []byte(patch), 0o644); err != nil {
-		return res, err
-	}
-	if err := results.WriteFileAtomic(filepath.Join(dir, evalScriptFile), []byte(script), 0o644); err != nil {
+	if err := writeInputs(dir, patch, script); err != nil {
 		return res, err
 	}
 
-	res, err = e.runInContainer(ctx, inst, patch, script, dir)
+	res, err = e.runInContainer(ctx, h, inst, patch, script, dir)
 	if err != nil {
 		return res, err
 	}
@@ -374,6 +362,25 @@ func (e *Evaluator) Evaluate(ctx context.Context, inst dataset.Instance, pred Pr
 	}
 	e.done(res)
 	return res, nil
+}
+
+// removeOutputs removes what an earlier evaluation of the instance left in dir (its report,
+// test output and the extra files named), so that nothing stale survives a new grading.
+func removeOutputs(dir, id string, extra ...string) error {
+	for _, f := range append([]string{reportFile, testOutputFile}, extra...) {
+		if err := os.Remove(filepath.Join(dir, f)); err != nil && !errors.Is(err, os.ErrNotExist) {
+			return fmt.Errorf("eval %s: %w", id, err)
+		}
+	}
+	return nil
+}
+
+// writeInputs keeps the patch and the eval script of an evaluation in dir, in the harness's names.
+func writeInputs(dir, patch, script string) error {
+	if err := results.WriteFileAtomic(filepath.Join(dir, patchFile), []byte(patch), 0o644); err != nil {
+		return err
+	}
+	return results.WriteFileAtomic(filepath.Join(dir, evalScriptFile), []byte(script), 0o644)
 }
 
 func (e *Evaluator) done(res Result) {
@@ -429,7 +436,7 @@ func (e *Evaluator) closeSandbox(ctx context.Context, sb Sandbox, id string, att
 	}
 }
 
-func (e *Evaluator) runInContainer(ctx context.Context, inst dataset.Instance, patch, script, dir string) (Result, error) {
+func (e *Evaluator) runInContainer(ctx context.Context, h Harness, inst dataset.Instance, patch, script, dir string) (Result, error) {
 	id := inst.InstanceID
 	var ilog strings.Builder
 	defer func() {
@@ -437,27 +444,55 @@ func (e *Evaluator) runInContainer(ctx context.Context, inst dataset.Instance, p
 		_ = results.WriteFileAtomic(filepath.Join(dir, instanceLog), []byte(ilog.String()), 0o644)
 	}()
 	if !looksLikeDiff(patch) {
-		fmt.Fprintf(&ilog, "%s: the prediction's model_patch has no diff headers (diff --git / --- / +++ / @@); it is not a patch\n", markerApplyFailed)
-		return errorResult(id, KindNotADiff, "model_patch is not a diff (no diff --git, ---/+++ or @@ headers); first line: %q", firstLine(patch)), nil
+		return notADiff(id, patch, &ilog), nil
 	}
 	sb, res, err := e.startFresh(ctx, inst, &ilog)
 	if sb == nil {
 		return res, err
 	}
 	defer e.closeSandbox(ctx, sb, id)
+	res, err = runHarness(ctx, harnessRun{sb: sb, h: h, inst: inst, patch: patch, script: script, dir: dir, log: &ilog, timeout: e.opts.Timeout, assets: e.opts.AssetClient})
+	if err == nil && res.Report != nil {
+		fmt.Fprintf(&ilog, "Result for %s: resolved: %t\n", id, res.Report.Resolved)
+	}
+	return res, err
+}
 
+// notADiff is the result of a prediction whose patch is no diff at all, said in the instance log.
+func notADiff(id, patch string, ilog io.Writer) Result {
+	fmt.Fprintf(ilog, "%s: the prediction's model_patch has no diff headers (diff --git / --- / +++ / @@); it is not a patch\n", markerApplyFailed)
+	return errorResult(id, KindNotADiff, "model_patch is not a diff (no diff --git, ---/+++ or @@ headers); first line: %q", firstLine(patch))
+}
+
+// harnessRun is one evaluation the SWE-bench harness's way, in a sandbox already started.
+type harnessRun struct {
+	sb                 family.Sandbox
+	h                  Harness
+	inst               dataset.Instance
+	patch, script, dir string
+	log                io.Writer // run_instance.log
+	timeout            time.Duration
+	assets             *http.Client
+}
+
+// runHarness applies the patch in the sandbox with the harness's fallbacks, stages the row's
+// image assets, runs the eval script under the timeout, keeps its output as test_output.txt and
+// grades it into report.json. Everything that goes wrong with the instance is the Result; the
+// error is for failures of the run (ctx ended, dir not writable).
+func runHarness(ctx context.Context, r harnessRun) (Result, error) {
+	id, sb, ilog, script := r.inst.InstanceID, r.sb, r.log, r.script
 	containerErr := func(step string, err error) (Result, error) {
 		if ctx.Err() != nil {
 			return Result{InstanceID: id}, ctx.Err()
 		}
-		fmt.Fprintf(&ilog, "%s: %v\n", step, err)
+		fmt.Fprintf(ilog, "%s: %v\n", step, err)
 		return errorResult(id, KindContainer, "%s: %v", step, err), nil
 	}
 
-	if err := sb.WriteFile(ctx, containerPatchPath, []byte(patch)); err != nil {
+	if err := sb.WriteFile(ctx, containerPatchPath, []byte(r.patch)); err != nil {
 		return containerErr("copy patch into container", err)
 	}
-	applied, applyOut, err := applyPatch(ctx, sb, &ilog)
+	applied, applyOut, err := family.ApplyPatch(ctx, sb, harnessApply, ilog)
 	if err == nil {
 		err = ctx.Err()
 	}
@@ -465,17 +500,17 @@ func (e *Evaluator) runInContainer(ctx context.Context, inst dataset.Instance, p
 		return containerErr("apply patch", err)
 	}
 	if !applied {
-		fmt.Fprintf(&ilog, "%s:\n%s\n", markerApplyFailed, applyOut)
+		fmt.Fprintf(ilog, "%s:\n%s\n", markerApplyFailed, applyOut)
 		return errorResult(id, KindPatchApplyFailed, "%s: %s", markerApplyFailed, lastLines(applyOut, 5)), nil
 	}
 
-	restore, err := e.stageAssets(ctx, sb, inst, dir, &ilog)
+	restore, err := stageAssets(ctx, r.assets, sb, r.inst, r.dir, ilog)
 	if err != nil {
 		return containerErr("stage image assets", err)
 	}
 	if len(restore) > 0 {
 		script = injectAssetRestore(script, restore)
-		if err := results.WriteFileAtomic(filepath.Join(dir, evalScriptFile), []byte(script), 0o644); err != nil {
+		if err := results.WriteFileAtomic(filepath.Join(r.dir, evalScriptFile), []byte(script), 0o644); err != nil {
 			return Result{InstanceID: id}, err
 		}
 	}
@@ -483,44 +518,33 @@ func (e *Evaluator) runInContainer(ctx context.Context, inst dataset.Instance, p
 		return containerErr("copy eval script into container", err)
 	}
 	start := time.Now()
-	out, _, timedOut, err := sb.Exec(ctx, "/bin/bash "+containerEvalPath, e.opts.Timeout)
-	fmt.Fprintf(&ilog, "Test runtime: %.2f seconds\n", time.Since(start).Seconds())
+	out, _, timedOut, err := sb.Exec(ctx, "/bin/bash "+containerEvalPath, r.timeout)
+	fmt.Fprintf(ilog, "Test runtime: %.2f seconds\n", time.Since(start).Seconds())
 	if ctx.Err() != nil {
 		// Interrupted: the output is of a killed run and must not be graded.
 		return Result{InstanceID: id}, ctx.Err()
 	}
 	if err != nil && !timedOut {
 		if out != "" {
-			if werr := results.WriteFileAtomic(filepath.Join(dir, testOutputFile), []byte(out), 0o644); werr != nil {
+			if werr := results.WriteFileAtomic(filepath.Join(r.dir, testOutputFile), []byte(out), 0o644); werr != nil {
 				return Result{InstanceID: id}, werr
 			}
 		}
 		return containerErr("run eval script", err)
 	}
 	if timedOut {
-		secs := int(e.opts.Timeout.Round(time.Second) / time.Second)
+		secs := int(r.timeout.Round(time.Second) / time.Second)
 		out += fmt.Sprintf("\n\nTimeout error: %d seconds exceeded.", secs)
-		if err := results.WriteFileAtomic(filepath.Join(dir, testOutputFile), []byte(out), 0o644); err != nil {
+		if err := results.WriteFileAtomic(filepath.Join(r.dir, testOutputFile), []byte(out), 0o644); err != nil {
 			return Result{InstanceID: id}, err
 		}
-		fmt.Fprintf(&ilog, "Tests timed out after %d seconds\n", secs)
+		fmt.Fprintf(ilog, "Tests timed out after %d seconds\n", secs)
 		return errorResult(id, KindTimeout, "eval script timed out after %d seconds", secs), nil
 	}
-	if err := results.WriteFileAtomic(filepath.Join(dir, testOutputFile), []byte(out), 0o644); err != nil {
+	if err := results.WriteFileAtomic(filepath.Join(r.dir, testOutputFile), []byte(out), 0o644); err != nil {
 		return Result{InstanceID: id}, err
 	}
-	res, err = gradeAndWrite(inst, out, dir)
-	if err == nil && res.Report != nil {
-		fmt.Fprintf(&ilog, "Result for %s: resolved: %t\n", id, res.Report.Resolved)
-	}
-	return res, err
-}
-
-// applyPatch applies /tmp/patch.diff with the harness's fallbacks (family.ApplyPatch). It reports
-// whether the patch is applied and the output of the last attempt; the error is for container
-// failures.
-func applyPatch(ctx context.Context, sb Sandbox, ilog *strings.Builder) (bool, string, error) {
-	return family.ApplyPatch(ctx, sb, harnessApply, ilog)
+	return gradeAndWrite(r.h, r.inst, out, r.dir)
 }
 
 func firstLine(s string) string {

@@ -15,18 +15,19 @@ import (
 	"github.com/swebench-run/swebench-run/results"
 )
 
-// The engine grades the rows of every dataset family: a row of the SWE-bench harness's family
-// (Instance.FamilyName() == dataset.SWEbench, or a family without a grader of its own) the
-// built-in way (Script, Grade), any other through its family.Grader: the engine resolves the
-// image, starts the fresh sandbox, keeps run_instance.log and the run report, and the grader runs
-// the family's commands, writes the harness's files and returns the verdict.
+// The engine grades the rows of every dataset family: a row of a family without a grader of its
+// own (the SWE-bench harness's) the built-in way (Script, Grade), any other through its
+// family.Grader: the engine resolves the image, starts the fresh sandbox, keeps run_instance.log
+// and the run report, and the grader runs the family's commands, writes the harness's files and
+// returns the verdict (HarnessGrader makes one that grades the built-in way with a family's own
+// script and rules).
 
 // graderOf returns the grader of inst's family, nil for the built-in SWE-bench grading.
 func graderOf(inst dataset.Instance, graders func(string) family.Grader) family.Grader {
 	if graders == nil {
 		return nil
 	}
-	return graders(inst.FamilyName())
+	return graders(inst.Family)
 }
 
 // CheckFamilies checks, before any container starts, that every instance can be graded by its
@@ -35,7 +36,7 @@ func CheckFamilies(insts []dataset.Instance, graders func(string) family.Grader)
 	byFamily := map[string][]dataset.Instance{}
 	var names []string
 	for _, inst := range insts {
-		name := inst.FamilyName()
+		name := inst.Family
 		if graderOf(inst, graders) == nil {
 			name = ""
 		}
@@ -73,7 +74,7 @@ func finishFamilies(outDir string, insts []dataset.Instance, preds map[string]Pr
 		if g == nil || !submitted {
 			continue
 		}
-		name := inst.FamilyName()
+		name := inst.Family
 		pt := parts[name]
 		if pt == nil {
 			pt = &part{g: g, preds: map[string]Prediction{}, verdicts: map[string]family.Verdict{}}
@@ -96,13 +97,13 @@ func finishFamilies(outDir string, insts []dataset.Instance, preds map[string]Pr
 }
 
 func resultOf(id string, v family.Verdict) Result {
-	r := Result{InstanceID: id, Outcome: v.Outcome, ErrorKind: v.ErrorKind, Reason: v.Reason}
+	r := Result{InstanceID: id, Outcome: v.Outcome, ErrorKind: v.ErrorKind, Reason: v.Reason, FromReport: ReportLayout(v.TakenFrom)}
 	r.Report, _ = v.Report.(*InstanceReport)
 	return r
 }
 
 func verdictOf(r Result) family.Verdict {
-	v := family.Verdict{Outcome: r.Outcome, ErrorKind: r.ErrorKind, Reason: r.Reason}
+	v := family.Verdict{Outcome: r.Outcome, ErrorKind: r.ErrorKind, Reason: r.Reason, TakenFrom: string(r.FromReport)}
 	if r.Report != nil {
 		v.Report = r.Report
 	}

@@ -102,13 +102,10 @@ type InstanceReport struct {
 // when the row cannot be graded at all: unknown log_parser or eval_type, or a log the harness's
 // parser would reject.
 //
-// A row without an eval_script but with an install_config (SWE-rebench) is graded as
-// SWE-rebench's harness fork grades it instead (see gradeRebench): the parser named by
-// install_config.log_parser, in the fork's version, and the older harness's rules.
+// Families whose harness is a fork of this one (SWE-rebench's) grade with rules of their own
+// through a Harness (see HarnessGrader), built from the exported pieces below: TestOutput,
+// IsPassing, NewTestsStatus, FullyResolved.
 func Grade(inst dataset.Instance, testOutput string) (InstanceReport, error) {
-	if isRebench(inst) {
-		return gradeRebench(inst, testOutput)
-	}
 	r := InstanceReport{InstanceID: inst.InstanceID, PatchExists: true}
 	evalType, err := evalTypeOf(inst)
 	if err != nil {
@@ -128,7 +125,7 @@ func Grade(inst dataset.Instance, testOutput string) (InstanceReport, error) {
 	r.PatchSuccessfullyApplied = true
 	ts := gradeTests(sm, inst.FailToPass, inst.PassToPass, evalType)
 	r.TestsStatus = &ts
-	r.Resolved = fullyResolved(ts)
+	r.Resolved = FullyResolved(ts)
 	return r, nil
 }
 
@@ -164,21 +161,33 @@ func TestExitCode(log string) (int, bool) {
 	return n, true
 }
 
-// statusMapFromLog is the harness's get_logs_eval: the parsed statuses and whether the log is usable.
-func statusMapFromLog(parse logparse.Parser, id, log string, failOnly bool) (*logparse.Map, bool, error) {
+// TestOutput is the first step of the harness's get_logs_eval: the part of a test log between
+// the start and end markers (line endings read as Python reads the file), and whether the log
+// is usable at all. A log carrying one of the harness's failure markers (patch apply failed,
+// reset failed, tests errored, tests timed out), or lacking either marker, is not.
+func TestOutput(log string) (string, bool) {
 	log = universalNewlines(log)
 	for _, bad := range []string{markerApplyFailed, markerResetFailed, markerTestsErrored, markerTimedOut} {
 		if strings.Contains(log, bad) {
-			return nil, false, nil
+			return "", false
 		}
 	}
 	if !strings.Contains(log, MarkerStart) || !strings.Contains(log, MarkerEnd) {
-		return nil, false, nil
+		return "", false
 	}
 	// Python's content.split(START)[1].split(END)[0]: from the first start marker up to the next
 	// start marker, cut at the first end marker.
 	sliced := strings.SplitN(log, MarkerStart, 3)[1]
-	sliced = strings.SplitN(sliced, MarkerEnd, 2)[0]
+	return strings.SplitN(sliced, MarkerEnd, 2)[0], true
+}
+
+// statusMapFromLog is the harness's get_logs_eval: the parsed statuses and whether the log is usable.
+func statusMapFromLog(parse logparse.Parser, id, log string, failOnly bool) (*logparse.Map, bool, error) {
+	log = universalNewlines(log)
+	sliced, ok := TestOutput(log)
+	if !ok {
+		return nil, false, nil
+	}
 	sm, err := parse(sliced, id)
 	if err != nil {
 		return nil, false, err
@@ -209,7 +218,8 @@ func statusMapFromLog(parse logparse.Parser, id, log string, failOnly bool) (*lo
 	return sm, true, nil
 }
 
-func isPassing(status string) bool { return status == logparse.Passed || status == logparse.XFail }
+// IsPassing reports whether a test of this status passed: PASSED or XFAIL, as in the harness.
+func IsPassing(status string) bool { return status == logparse.Passed || status == logparse.XFail }
 
 // resolveCase finds the status-map key for an expected test. Ids truncated inside a parameter
 // (more '[' than ']') match the first key they prefix, when all such keys agree on pass or fail.
@@ -228,8 +238,8 @@ func resolveCase(test string, sm *logparse.Map) (string, bool) {
 		}
 		s, _ := sm.Get(k)
 		if !found {
-			first, pass, found = k, isPassing(s), true
-		} else if isPassing(s) != pass {
+			first, pass, found = k, IsPassing(s), true
+		} else if IsPassing(s) != pass {
 			agree = false
 		}
 	}
@@ -245,7 +255,7 @@ func testPassed(test string, sm *logparse.Map) bool {
 		return false
 	}
 	s, _ := sm.Get(k)
-	return isPassing(s)
+	return IsPassing(s)
 }
 
 func testMaintained(test string, sm *logparse.Map) bool {
@@ -270,7 +280,7 @@ func testFailed(test string, sm *logparse.Map) bool {
 }
 
 func gradeTests(sm *logparse.Map, f2p, p2p []string, evalType string) TestsStatus {
-	ts := TestsStatus{FailToPass: emptyResults(), PassToPass: emptyResults(), FailToFail: emptyResults(), PassToFail: emptyResults()}
+	ts := NewTestsStatus()
 	failOnly := func(test string, r *TestResults) {
 		if s, ok := sm.Get(test); ok && s == logparse.Failed {
 			r.Failure = append(r.Failure, test)
@@ -303,6 +313,12 @@ func gradeTests(sm *logparse.Map, f2p, p2p []string, evalType string) TestsStatu
 
 func emptyResults() TestResults { return TestResults{Success: []string{}, Failure: []string{}} }
 
+// NewTestsStatus returns a TestsStatus whose every category is empty (lists, not null, as the
+// harness writes them).
+func NewTestsStatus() TestsStatus {
+	return TestsStatus{FailToPass: emptyResults(), PassToPass: emptyResults(), FailToFail: emptyResults(), PassToFail: emptyResults()}
+}
+
 // ratio is the harness's success share of a category; an empty category counts as 1.
 func ratio(r TestResults) float64 {
 	total := len(r.Success) + len(r.Failure)
@@ -312,7 +328,9 @@ func ratio(r TestResults) float64 {
 	return float64(len(r.Success)) / float64(total)
 }
 
-func fullyResolved(ts TestsStatus) bool {
+// FullyResolved is the harness's resolved rule: every FAIL_TO_PASS and every PASS_TO_PASS test
+// succeeded (an empty category counts as fully successful).
+func FullyResolved(ts TestsStatus) bool {
 	return ratio(ts.FailToPass) == 1 && ratio(ts.PassToPass) == 1
 }
 
@@ -323,14 +341,4 @@ func parserOf(inst dataset.Instance) (logparse.Parser, error) {
 		return nil, fmt.Errorf("instance %s: %w", inst.InstanceID, err)
 	}
 	return p, nil
-}
-
-// isRebench reports whether a row is graded the SWE-rebench way: an install_config and no
-// eval_script (an eval_script, when present, wins).
-func isRebench(inst dataset.Instance) bool {
-	if strings.TrimSpace(inst.EvalScript) != "" {
-		return false
-	}
-	_, ok, _ := inst.InstallConfig()
-	return ok
 }

@@ -131,6 +131,15 @@ func TestGradeRejectsUngradableRows(t *testing.T) {
 	}
 }
 
+func TestCheckInstancesNamesRowsWithoutAnEvalScript(t *testing.T) {
+	err := CheckInstances([]dataset.Instance{{InstanceID: "a__b-1"}, {InstanceID: "a__b-2", EvalScript: "pytest", LogParser: "parse_log_cobol"}})
+	for _, want := range []string{"1 rows have no eval_script", "a__b-1", "1 rows cannot be graded", "parse_log_cobol"} {
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("got %v, want an error containing %q", err, want)
+		}
+	}
+}
+
 func TestMarshalReportLikePython(t *testing.T) {
 	r := InstanceReport{InstanceID: "o__r-1", PatchExists: true}
 	got, err := MarshalReport(r)

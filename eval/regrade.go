@@ -113,44 +113,60 @@ func regradeOne(opts RegradeOptions, inst dataset.Instance, pred Prediction) (Re
 		}
 		return resultOf(inst.InstanceID, v), nil
 	}
+	dst := filepath.Join(opts.OutDir, inst.InstanceID)
+	res, found, err := regradeHarness(swebench, inst, pred, cands, dst)
+	if err != nil || found {
+		return res, err
+	}
+	res.Outcome, res.ErrorKind = Error, KindNoTestOutput
+	res.Reason = fmt.Sprintf("no %s (nor %s) for %s under %s", testOutputFile, reportFile, inst.InstanceID, strings.Join(cands, ", "))
+	return res, nil
+}
+
+// regradeHarness grades pred the SWE-bench harness's way, with h's script and grading, from the
+// test_output.txt of the first of logDirs that holds <instance_id>/test_output.txt, and writes
+// dst's files (dst may be that folder itself, to regrade in place). A folder that keeps only
+// report.json keeps its verdict (fromReport). found is false when no folder holds either.
+func regradeHarness(h Harness, inst dataset.Instance, pred Prediction, logDirs []string, dst string) (res Result, found bool, err error) {
+	res = Result{InstanceID: inst.InstanceID}
 	var srcDir string
 	var output []byte
-	for _, c := range cands {
+	for _, c := range logDirs {
 		data, err := os.ReadFile(filepath.Join(c, inst.InstanceID, testOutputFile))
 		if err == nil {
 			srcDir, output = filepath.Join(c, inst.InstanceID), data
 			break
 		}
 		if !errors.Is(err, fs.ErrNotExist) {
-			return res, fmt.Errorf("regrade %s: %w", inst.InstanceID, err)
+			return res, true, fmt.Errorf("regrade %s: %w", inst.InstanceID, err)
 		}
 	}
 	if srcDir == "" {
 		// A folder as submissions publish it keeps only report.json: its verdict stands, ungraded.
-		for _, c := range cands {
+		for _, c := range logDirs {
 			rep, layout, err := ReadReport(filepath.Join(c, inst.InstanceID, reportFile))
 			if errors.Is(err, fs.ErrNotExist) {
 				continue
 			}
 			if err != nil {
 				res.Outcome, res.ErrorKind, res.Reason = Error, KindGrading, err.Error()
-				return res, nil
+				return res, true, nil
 			}
-			return fromReport(opts, inst, filepath.Join(c, inst.InstanceID), rep, layout)
+			res, err = fromReport(dst, inst, filepath.Join(c, inst.InstanceID), rep, layout)
+			return res, true, err
 		}
-		res.Outcome, res.ErrorKind = Error, KindNoTestOutput
-		res.Reason = fmt.Sprintf("no %s (nor %s) for %s under %s", testOutputFile, reportFile, inst.InstanceID, strings.Join(cands, ", "))
-		return res, nil
+		return res, false, nil
 	}
 
-	dst := filepath.Join(opts.OutDir, inst.InstanceID)
 	if err := os.MkdirAll(dst, 0o755); err != nil {
-		return res, fmt.Errorf("regrade %s: %w", inst.InstanceID, err)
+		return res, true, fmt.Errorf("regrade %s: %w", inst.InstanceID, err)
 	}
 	if !sameDir(srcDir, dst) {
-		script := []byte(EvalScript(inst.EvalScript))
-		if data, err := os.ReadFile(filepath.Join(srcDir, evalScriptFile)); err == nil {
-			script = data
+		script, err := os.ReadFile(filepath.Join(srcDir, evalScriptFile))
+		if err != nil {
+			// The log's folder has no eval.sh: keep the script the row makes.
+			s, _ := h.Script(inst)
+			script = []byte(s)
 		}
 		for name, data := range map[string][]byte{
 			patchFile:      []byte(pred.Patch()),
@@ -158,24 +174,24 @@ func regradeOne(opts RegradeOptions, inst dataset.Instance, pred Prediction) (Re
 			testOutputFile: output,
 		} {
 			if err := results.WriteFileAtomic(filepath.Join(dst, name), data, 0o644); err != nil {
-				return res, err
+				return res, true, err
 			}
 		}
 	}
-	return gradeAndWrite(inst, string(output), dst)
+	res, err = gradeAndWrite(h, inst, string(output), dst)
+	return res, true, err
 }
 
 // fromReport takes the verdict of an existing report.json (in srcDir) whose log has no test output
-// to grade again: it writes the report in the harness's layout into OutDir/<id>/, with the
-// evaluated patch.diff when srcDir has one (never the prediction's: nothing says it was the one
+// to grade again: it writes the report in the harness's layout into dst, with the evaluated
+// patch.diff when srcDir has one (never the prediction's: nothing says it was the one
 // evaluated), and the Result names the layout it was read in. A report regraded in place is left
 // as it is.
-func fromReport(opts RegradeOptions, inst dataset.Instance, srcDir string, rep InstanceReport, layout ReportLayout) (Result, error) {
+func fromReport(dst string, inst dataset.Instance, srcDir string, rep InstanceReport, layout ReportLayout) (Result, error) {
 	res := Result{InstanceID: inst.InstanceID, FromReport: layout, Report: &rep, Outcome: Unresolved}
 	if rep.Resolved {
 		res.Outcome = Resolved
 	}
-	dst := filepath.Join(opts.OutDir, inst.InstanceID)
 	if sameDir(srcDir, dst) {
 		return res, nil
 	}
@@ -204,10 +220,10 @@ func sameDir(a, b string) bool {
 	return errA == nil && errB == nil && os.SameFile(fa, fb)
 }
 
-// gradeAndWrite grades a log and writes report.json into dir.
-func gradeAndWrite(inst dataset.Instance, output, dir string) (Result, error) {
+// gradeAndWrite grades a log with h and writes report.json into dir.
+func gradeAndWrite(h Harness, inst dataset.Instance, output, dir string) (Result, error) {
 	res := Result{InstanceID: inst.InstanceID}
-	rep, err := Grade(inst, output)
+	rep, err := h.Grade(inst, output)
 	if err != nil {
 		res.Outcome, res.ErrorKind, res.Reason = Error, KindGrading, err.Error()
 		return res, nil

@@ -18,7 +18,7 @@ import (
 // as Grade parses it (expected ids truncated inside a parameter resolved as Grade resolves
 // them) and the exit status the eval script recorded; for another family, what its grader's
 // family.TestReader says. ok is false when the folder holds no usable log, or the family's
-// grader cannot say (SWE-rebench v1 rows, families without a TestReader).
+// grader cannot say (families without a TestReader).
 func ReadTests(inst dataset.Instance, dir string, graders func(string) family.Grader) (family.TestRun, bool, error) {
 	if g := graderOf(inst, graders); g != nil {
 		tr, ok := g.(family.TestReader)
@@ -26,9 +26,6 @@ func ReadTests(inst dataset.Instance, dir string, graders func(string) family.Gr
 			return family.TestRun{}, false, nil
 		}
 		return tr.Tests(inst, dir)
-	}
-	if isRebench(inst) {
-		return family.TestRun{}, false, nil
 	}
 	data, err := os.ReadFile(filepath.Join(dir, testOutputFile))
 	if errors.Is(err, fs.ErrNotExist) {

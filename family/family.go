@@ -1,11 +1,13 @@
 // Package family is the contract between the family-neutral parts of the program (dataset,
 // runner, eval's engine, compare, report) and the dataset families: SWE-bench's harness is one
-// family among several (SWE-bench Pro, Multi-SWE-bench, SWE-rebench V2, …). A family is a
+// family among several (SWE-bench Pro, Multi-SWE-bench, SWE-rebench v1 and V2, …). A family is a
 // Profile, implemented in a package of its own under family/ and listed by the registry
 // (family/all); nothing outside those packages knows a family's details.
 //
 // A Profile says:
 //
+//   - which named datasets are the family's (Datasets: verified, lite, … for SWE-bench; pro for
+//     SWE-bench Pro), which the registry hands to dataset.Load (LoadOptions.Named);
 //   - how a row becomes an Instance (dataset.Family: Match detects the family's rows by their
 //     columns, Prepare fills the instance's task text, working directory, image and commands
 //     before the agent starts, and refuses a row that lacks one of the family's columns, naming
@@ -34,8 +36,11 @@ type Profile interface {
 	dataset.Family
 	// Title is the family's display name, e.g. "SWE-bench Pro".
 	Title() string
+	// Datasets are the family's named datasets (--split pro), in display order; their Family is
+	// the registry's to fill in with the profile's Name.
+	Datasets() []dataset.NamedDataset
 	// Grader grades the family's predictions. nil means eval's built-in grading: the SWE-bench
-	// harness (eval_script, harness v5) and SWE-rebench v1 (install_config).
+	// harness (eval_script, harness v5).
 	Grader() Grader
 	// ExportPredictions returns the predictions in the input format of the family's harness:
 	// the file's name in the run's output directory and its content. An empty name means the

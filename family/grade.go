@@ -52,6 +52,10 @@ type Verdict struct {
 	// Report is the family's per-instance report as the grader wrote it (for SWE-bench an
 	// *eval.InstanceReport); the engine passes it on, it does not read it.
 	Report any
+	// TakenFrom is set when the verdict was not graded but taken from a report an earlier
+	// evaluation left without its log (a published folder keeping only report.json): the
+	// layout it was read in, for the engine's summary.
+	TakenFrom string
 }
 
 // Errorf returns an Error verdict of kind with a formatted reason.

@@ -14,6 +14,7 @@ import (
 	"github.com/swebench-run/swebench-run/compare"
 	"github.com/swebench-run/swebench-run/dataset"
 	"github.com/swebench-run/swebench-run/eval"
+	"github.com/swebench-run/swebench-run/family/all"
 	"github.com/swebench-run/swebench-run/results"
 	"github.com/swebench-run/swebench-run/validation"
 )
@@ -265,7 +266,7 @@ func (r *Report) loadProblems(ctx context.Context) map[string]string {
 		}
 	}
 	for _, a := range specs {
-		loaded, err := dataset.Load(ctx, a.spec, dataset.LoadOptions{Offline: a.offline})
+		loaded, err := dataset.Load(ctx, a.spec, dataset.LoadOptions{Offline: a.offline, Named: all.Named()})
 		if err != nil {
 			if !a.offline {
 				r.warnings = append(r.warnings, fmt.Sprintf("problem statements: dataset %s: %v", a.spec, err))

@@ -297,20 +297,26 @@ func (r *Report) inputCI(k int, x *inputExtra) {
 	x.CILow, x.CIHigh, x.CIMethod = &b.CILow, &b.CIHigh, "percentile bootstrap over instances (seed 1)"
 }
 
-// title is the report's title: the option, else the inputs' names.
+// title is the report's title: the option, else the inputs' names (each once: a sweep's models
+// are inputs on every dataset).
 func (r *Report) title() string {
 	if r.opts.Title != "" {
 		return r.opts.Title
 	}
 	t := ""
-	for k, in := range r.res.Inputs {
-		if k > 0 {
+	seen := map[string]bool{}
+	for _, in := range r.res.Inputs {
+		if seen[in.Name] {
+			continue
+		}
+		if len(seen) > 0 {
 			t += " · "
 		}
-		if k == 3 {
+		if len(seen) == 3 {
 			t += "…"
 			break
 		}
+		seen[in.Name] = true
 		t += in.Name
 	}
 	return t

@@ -14,6 +14,7 @@ import (
 	"github.com/swebench-run/swebench-run/compare"
 	"github.com/swebench-run/swebench-run/dataset"
 	"github.com/swebench-run/swebench-run/eval"
+	"github.com/swebench-run/swebench-run/family/swebench"
 	"github.com/swebench-run/swebench-run/results"
 )
 
@@ -186,7 +187,7 @@ type Dataset struct {
 // officialFor reports whether d is the split's own dataset (its SWE-bench/* repository and
 // split, in either id form).
 func (d Dataset) officialFor(s Split) bool {
-	return s.Official() && d.Source.HFRepo != "" && dataset.CanonicalRepo(d.Source.HFRepo) == s.HFRepo && d.Source.Split == s.HFSplit
+	return s.Official() && d.Source.HFRepo != "" && swebench.CanonicalRepo(d.Source.HFRepo) == s.HFRepo && d.Source.Split == s.HFSplit
 }
 
 // describe names a dataset source with its revision: SWE-bench/SWE-bench_Lite:test@3f0a…, or a

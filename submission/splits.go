@@ -15,8 +15,8 @@ type Split struct {
 	// Leaderboard reports whether the experiments repository grades this split (get_results
 	// knows it). A folder of another split is for trying the pipeline, not for a pull request.
 	Leaderboard bool
-	// Dataset is the named dataset (dataset.LookupNamed) the split is graded against; empty for
-	// a split of our own, which needs an explicit dataset.
+	// Dataset is the named dataset (one of the SWE-bench family's) the split is graded against;
+	// empty for a split of our own, which needs an explicit dataset.
 	Dataset string
 	// HFRepo and HFSplit are the HuggingFace dataset get_results loads for the split.
 	HFRepo, HFSplit string

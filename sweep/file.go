@@ -55,7 +55,8 @@ type File struct {
 	MaxDuration time.Duration `yaml:"max_duration"`
 	Eval        bool          `yaml:"eval"`
 	EvalTimeout time.Duration `yaml:"eval_timeout"`
-	// Baseline is the variant (model name) the others are compared with in compare.json.
+	// Baseline is the model (its name) the others are compared with in compare.json, on each
+	// dataset.
 	Baseline    string `yaml:"baseline"`
 	MaxAttempts int    `yaml:"max_attempts"`
 	// BackendWait bounds the wait for a backend that stops answering before the sweep stops

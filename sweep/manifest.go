@@ -36,7 +36,7 @@ func (p *Plan) Manifest(resolved []Resolved, now time.Time) (*compare.Sweep, err
 			return nil, err
 		}
 		name, rev := compare.DatasetOf(ds)
-		s.Cells = append(s.Cells, compare.Cell{Name: c.Name, Variant: c.Variant, Dir: c.Dir, Model: r.Model,
+		s.Cells = append(s.Cells, compare.Cell{Name: c.Name, Variant: c.Variant, DatasetName: c.Dataset.Name, Dir: c.Dir, Model: r.Model,
 			ConfigHash: compare.ConfigHash(r.Config), Dataset: name, DatasetRevision: rev, Repeat: c.Repeat})
 	}
 	return s, s.Validate()
@@ -44,7 +44,9 @@ func (p *Plan) Manifest(resolved []Resolved, now time.Time) (*compare.Sweep, err
 
 // MatrixChanges names what differs between the matrix of a sweep folder (prev, its sweep.json)
 // and the planned one (cur): cells added or removed, and per cell each field that changed, as
-// "cell NAME: FIELD OLD → NEW". None: resuming keeps the results comparable.
+// "cell NAME: FIELD OLD → NEW". None: resuming keeps the results comparable. A sweep.json of
+// schema 1 named a cell's variant MODEL-DATASET where schema 2 has the model and the dataset's
+// name: the same cell, not a change.
 func MatrixChanges(prev, cur *compare.Sweep) []string {
 	var out []string
 	old := map[string]compare.Cell{}
@@ -59,8 +61,11 @@ func MatrixChanges(prev, cur *compare.Sweep) []string {
 			out = append(out, fmt.Sprintf("cell %s added", c.Name))
 			continue
 		}
+		if prev.SchemaVersion == 1 && o.DatasetName == "" && (o.Variant == c.Variant || o.Variant == c.Variant+"-"+c.DatasetName) {
+			o.Variant, o.DatasetName = c.Variant, c.DatasetName
+		}
 		for _, d := range []struct{ what, a, b string }{
-			{"variant", o.Variant, c.Variant}, {"dir", o.Dir, c.Dir}, {"model", o.Model, c.Model},
+			{"variant", o.Variant, c.Variant}, {"dataset_name", o.DatasetName, c.DatasetName}, {"dir", o.Dir, c.Dir}, {"model", o.Model, c.Model},
 			{"config_hash", o.ConfigHash, c.ConfigHash}, {"dataset", o.Dataset, c.Dataset},
 			{"dataset_revision", o.DatasetRevision, c.DatasetRevision}, {"repeat", fmt.Sprint(o.Repeat), fmt.Sprint(c.Repeat)},
 		} {

@@ -33,10 +33,10 @@ func TestManifest(t *testing.T) {
 	}
 	hashA, hashB := compare.ConfigHash(configA), compare.ConfigHash(configB)
 	want := &compare.Sweep{SchemaVersion: compare.SweepSchemaVersion, Name: "nightly", Created: time.Date(2026, 8, 12, 0, 3, 4, 0, time.UTC), Cells: []compare.Cell{
-		{Name: "a-r1", Variant: "a", Dir: "a-r1", Model: "scripted", ConfigHash: hashA, Dataset: "princeton-nlp/SWE-bench_Verified:test", DatasetRevision: "c0ffee", Repeat: 1},
-		{Name: "a-r2", Variant: "a", Dir: "a-r2", Model: "scripted", ConfigHash: hashA, Dataset: "princeton-nlp/SWE-bench_Verified:test", DatasetRevision: "c0ffee", Repeat: 2},
-		{Name: "gpt-5-r1", Variant: "gpt-5", Dir: "gpt-5-r1", Model: "openai/gpt-5", ConfigHash: hashB, Dataset: "princeton-nlp/SWE-bench_Verified:test", DatasetRevision: "c0ffee", Repeat: 1},
-		{Name: "gpt-5-r2", Variant: "gpt-5", Dir: "gpt-5-r2", Model: "openai/gpt-5", ConfigHash: hashB, Dataset: "princeton-nlp/SWE-bench_Verified:test", DatasetRevision: "c0ffee", Repeat: 2},
+		{Name: "a-r1", Variant: "a", DatasetName: "verified", Dir: "a-r1", Model: "scripted", ConfigHash: hashA, Dataset: "princeton-nlp/SWE-bench_Verified:test", DatasetRevision: "c0ffee", Repeat: 1},
+		{Name: "a-r2", Variant: "a", DatasetName: "verified", Dir: "a-r2", Model: "scripted", ConfigHash: hashA, Dataset: "princeton-nlp/SWE-bench_Verified:test", DatasetRevision: "c0ffee", Repeat: 2},
+		{Name: "gpt-5-r1", Variant: "gpt-5", DatasetName: "verified", Dir: "gpt-5-r1", Model: "openai/gpt-5", ConfigHash: hashB, Dataset: "princeton-nlp/SWE-bench_Verified:test", DatasetRevision: "c0ffee", Repeat: 1},
+		{Name: "gpt-5-r2", Variant: "gpt-5", DatasetName: "verified", Dir: "gpt-5-r2", Model: "openai/gpt-5", ConfigHash: hashB, Dataset: "princeton-nlp/SWE-bench_Verified:test", DatasetRevision: "c0ffee", Repeat: 2},
 	}}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("manifest:\n%+v\nwant:\n%+v", got, want)
@@ -57,7 +57,10 @@ func TestMatrixChanges(t *testing.T) {
 		}
 		return c
 	}
-	sweepOf := func(cells ...compare.Cell) *compare.Sweep { return &compare.Sweep{Cells: cells} }
+	sweepOf := func(cells ...compare.Cell) *compare.Sweep {
+		return &compare.Sweep{SchemaVersion: compare.SweepSchemaVersion, Cells: cells}
+	}
+	schema1 := func(cells ...compare.Cell) *compare.Sweep { return &compare.Sweep{SchemaVersion: 1, Cells: cells} }
 	tests := []struct {
 		name      string
 		prev, cur *compare.Sweep
@@ -72,6 +75,12 @@ func TestMatrixChanges(t *testing.T) {
 		{"long and empty values", sweepOf(cell("a", func(c *compare.Cell) { c.DatasetRevision = "" })),
 			sweepOf(cell("a", func(c *compare.Cell) { c.DatasetRevision = "0123456789abcdef0123456789abcdef" })),
 			[]string{`cell a: dataset_revision "" → 0123456789abcdef01234…`}},
+		// A sweep folder of an earlier version (schema 1: variant MODEL-DATASET, no dataset_name)
+		// resumes as the same matrix.
+		{"schema 1 variants", schema1(cell("m-x", nil), cell("m", func(c *compare.Cell) { c.Name, c.Dir = "m-y", "m-y" })),
+			sweepOf(cell("m-x", func(c *compare.Cell) { c.Variant, c.DatasetName = "m", "x" }), cell("m-y", func(c *compare.Cell) { c.Variant, c.DatasetName = "m", "y" })), nil},
+		{"a dataset renamed", sweepOf(cell("m", func(c *compare.Cell) { c.DatasetName = "x" })), sweepOf(cell("m", func(c *compare.Cell) { c.DatasetName = "y" })),
+			[]string{"cell m: dataset_name x → y"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

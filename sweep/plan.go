@@ -59,8 +59,10 @@ type Model struct {
 // Cell is one run of the matrix: a model on a dataset, one repeat. Its folder is Dir in the
 // sweep folder.
 type Cell struct {
-	Name    string
-	Variant string // the cells of one variant are repeats of each other
+	Name string
+	// Variant is the model's name: the comparison's input on each dataset. The cells of one
+	// variant and dataset are repeats of each other.
+	Variant string
 	Dir     string
 	Repeat  int // from 1
 	Model   *Model
@@ -118,21 +120,19 @@ func (f *File) Plan(opts Options, now time.Time) (*Plan, error) {
 	if err != nil {
 		return nil, err
 	}
-	if f.Baseline != "" {
-		if _, ok := modelNames[f.Baseline]; !ok && len(p.Datasets) == 1 {
-			return nil, fmt.Errorf("%sbaseline %q names no model; the models are %s", f.At("baseline"), f.Baseline, strings.Join(sortedNames(modelNames), ", "))
-		}
-	}
 	if err := p.planCells(); err != nil {
 		return nil, err
 	}
-	if f.Baseline != "" && len(p.Datasets) > 1 {
-		found := false
-		for _, c := range p.Cells {
-			found = found || c.Variant == f.Baseline
-		}
-		if !found {
-			return nil, fmt.Errorf("%sbaseline %q names no variant; with several datasets the variants are MODEL-DATASET, e.g. %s", f.At("baseline"), f.Baseline, p.Cells[0].Variant)
+	if f.Baseline != "" {
+		if _, ok := modelNames[f.Baseline]; !ok {
+			// A cell's name (MODEL-DATASET, the variant of sweeps before datasets were a
+			// dimension of the comparison) gets the model it starts with.
+			for _, c := range p.Cells {
+				if f.Baseline == c.Variant+"-"+c.Dataset.Name || f.Baseline == c.Name {
+					return nil, fmt.Errorf("%sbaseline %q names a cell; the baseline is a model, compared with the others on each dataset: baseline: %s", f.At("baseline"), f.Baseline, c.Variant)
+				}
+			}
+			return nil, fmt.Errorf("%sbaseline %q names no model; the models are %s", f.At("baseline"), f.Baseline, strings.Join(sortedNames(modelNames), ", "))
 		}
 	}
 	return p, nil
@@ -200,23 +200,23 @@ func (p *Plan) planModels() (map[string]int, error) {
 	return modelNames, nil
 }
 
-// planCells expands models × datasets × repeats into cells: a cell is named by its variant
-// (the model, and the dataset when there are several: MODEL-DATASET), and -rN with repeats.
+// planCells expands models × datasets × repeats into cells: a cell's variant is its model; it is
+// named by the model, the dataset when there are several (MODEL-DATASET), and -rN with repeats.
 func (p *Plan) planCells() error {
 	f := p.File
 	cellNames := map[string]*Cell{}
 	for _, m := range p.Models {
 		for _, d := range p.Datasets {
-			variant := m.Name
+			base := m.Name
 			if len(p.Datasets) > 1 {
-				variant += "-" + d.Name
+				base += "-" + d.Name
 			}
 			for r := 1; r <= f.Repeats; r++ {
-				name := variant
+				name := base
 				if f.Repeats > 1 {
-					name = fmt.Sprintf("%s-r%d", variant, r)
+					name = fmt.Sprintf("%s-r%d", base, r)
 				}
-				c := &Cell{Name: name, Variant: variant, Dir: name, Repeat: r, Model: m, Dataset: d}
+				c := &Cell{Name: name, Variant: m.Name, Dir: name, Repeat: r, Model: m, Dataset: d}
 				if reservedNames[strings.ToLower(name)] {
 					return fmt.Errorf("%smodels[%d] (%s): the cell name %q is taken by a file of the sweep folder; rename the model", f.ModelAt(m.Index), m.Index, m.Name, name)
 				}

@@ -64,8 +64,10 @@ func TestPlanErrors(t *testing.T) {
 			`FILE:4: models[1]: duplicate name "gpt-4o-mini" (also models[0] on line 3): two settings of one model are two models, each with its own name`},
 		{"a baseline that names no model", "datasets: [lite]\nmodels: [scripted, openai/gpt-5]\nbaseline: sonnet\n", nil,
 			`FILE:3: baseline "sonnet" names no model; the models are gpt-5, scripted`},
-		{"a baseline that names no variant", "datasets:\n  - {name: x, split: lite}\n  - {name: y, split: lite}\nmodels: [scripted]\nbaseline: scripted\n", nil,
-			`FILE:5: baseline "scripted" names no variant; with several datasets the variants are MODEL-DATASET, e.g. scripted-x`},
+		{"a baseline that names a cell", "datasets:\n  - {name: x, split: lite}\n  - {name: y, split: lite}\nmodels: [scripted]\nbaseline: scripted-x\n", nil,
+			`FILE:5: baseline "scripted-x" names a cell; the baseline is a model, compared with the others on each dataset: baseline: scripted`},
+		{"a baseline that names no model of several datasets", "datasets:\n  - {name: x, split: lite}\n  - {name: y, split: lite}\nmodels: [scripted]\nbaseline: sonnet\n", nil,
+			`FILE:5: baseline "sonnet" names no model; the models are scripted`},
 		{"duplicate cell name", "datasets:\n  - {name: b-c, split: lite}\n  - {name: c, split: lite}\nmodels:\n  - name: a\n    model: scripted\n  - name: a-b\n    model: scripted\n", nil,
 			`FILE:7: models[1] (a-b): duplicate cell name "a-b-c": also the cell of models[0] (a) on line 5; rename one of the models`},
 		{"a cell named as a file of the sweep folder", "datasets: [lite]\nmodels:\n  - name: compare.json\n    model: scripted\n", nil,
@@ -121,8 +123,8 @@ func TestPlanErrorsWithoutFile(t *testing.T) {
 	}
 }
 
-// The matrix expands into cells by model, dataset and repeat; a variant is the model, and the
-// dataset when there are several; repeats add -rN.
+// The matrix expands into cells by model, dataset and repeat; a variant is the model; a cell is
+// named by the model, the dataset when there are several, and -rN with repeats.
 func TestPlanCells(t *testing.T) {
 	type cell struct {
 		Name, Variant, Model, Dataset string
@@ -138,10 +140,10 @@ func TestPlanCells(t *testing.T) {
 			[]cell{{"gpt-5-r1", "gpt-5", "gpt-5", "lite", 1}, {"gpt-5-r2", "gpt-5", "gpt-5", "lite", 2}}},
 		{"models × datasets × repeats", "datasets:\n  - verified\n  - {name: l0, split: lite, slice: '0:2'}\nmodels:\n  - {name: a, model: scripted}\n  - openai/gpt-5\nrepeats: 2\n",
 			[]cell{
-				{"a-verified-r1", "a-verified", "a", "verified", 1}, {"a-verified-r2", "a-verified", "a", "verified", 2},
-				{"a-l0-r1", "a-l0", "a", "l0", 1}, {"a-l0-r2", "a-l0", "a", "l0", 2},
-				{"gpt-5-verified-r1", "gpt-5-verified", "gpt-5", "verified", 1}, {"gpt-5-verified-r2", "gpt-5-verified", "gpt-5", "verified", 2},
-				{"gpt-5-l0-r1", "gpt-5-l0", "gpt-5", "l0", 1}, {"gpt-5-l0-r2", "gpt-5-l0", "gpt-5", "l0", 2},
+				{"a-verified-r1", "a", "a", "verified", 1}, {"a-verified-r2", "a", "a", "verified", 2},
+				{"a-l0-r1", "a", "a", "l0", 1}, {"a-l0-r2", "a", "a", "l0", 2},
+				{"gpt-5-verified-r1", "gpt-5", "gpt-5", "verified", 1}, {"gpt-5-verified-r2", "gpt-5", "gpt-5", "verified", 2},
+				{"gpt-5-l0-r1", "gpt-5", "gpt-5", "l0", 1}, {"gpt-5-l0-r2", "gpt-5", "gpt-5", "l0", 2},
 			}},
 	}
 	for _, tt := range tests {

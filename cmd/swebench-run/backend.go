@@ -27,6 +27,9 @@ const groupBackend = "Backend"
 // backendFlags choose the backend: --backend, and for Kubernetes --kube-context and --namespace.
 type backendFlags struct {
 	backend, kubeContext, namespace string
+	// kubeSection is the kubernetes section of the config of a command that opens its backend
+	// with openSimple and takes -c (eval); nil for none.
+	kubeSection map[string]any
 }
 
 func (b *backendFlags) register(cmd *cobra.Command, fs *pflag.FlagSet) {
@@ -172,5 +175,5 @@ func (b *backendFlags) openSimple(ctx context.Context, workers int, pull string,
 	if b.backend != backendKubernetes {
 		return connectDocker()
 	}
-	return b.openKube(ctx, kubeSettings{workers: workers, pull: pull, stderr: stderr})
+	return b.openKube(ctx, kubeSettings{workers: workers, pull: pull, section: b.kubeSection, stderr: stderr})
 }

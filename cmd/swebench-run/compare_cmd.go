@@ -44,13 +44,16 @@ func newCompareCmd() *cobra.Command {
 		Short:   "compare runs and reports: flips, paired CI, McNemar, regression gate",
 		GroupID: groupResults,
 		Long: `Reads every INPUT into one verdict per instance (resolved, unresolved, error, empty patch, not
-submitted) and compares them on the instances both cover: resolved rates, the instances newly
-resolved and regressed, the paired difference with Tango's score interval, McNemar's exact test,
-per repository, costs and statuses side by side. Three or more inputs add an instance × input
-matrix and each input against the best. Repeats (the cells of one sweep variant) add the mean over
-repeats with a bootstrap interval clustered by instance, pass@k and pass^k. Instances whose verdict
-differs between repeats, or between nights of the same config in the history file, are flaky:
-listed, and left out of the paired figures and the gate. With a validation of the instances'
+submitted), groups the inputs by dataset (its name and revision; a sweep's datasets) and compares
+them within each dataset, never across, on the instances both cover: resolved rates, the instances
+newly resolved and regressed, the paired difference with Tango's score interval, McNemar's exact
+test, per repository, costs and statuses side by side. Three or more inputs of a dataset add an
+instance × input matrix and each input against the best. Repeats (the cells of one sweep variant)
+add the mean over repeats with a bootstrap interval clustered by instance, pass@k and pass^k.
+Instances whose verdict differs between repeats, or between nights of the same config in the
+history file, are flaky: listed, and left out of the paired figures and the gate. Inputs of one
+name on several datasets (a sweep's models) are also pooled over them, and the gate corrects
+their p-values for the number of datasets (Holm). With a validation of the instances'
 environments (swebench-run validate; --validation, else its store), instances whose environment
 is broken (gold fails, empty passes, infrastructure, known bad) leave the paired figures and the
 gate, and its flaky instances are flaky; the output says which and why (--include-broken keeps
@@ -191,7 +194,7 @@ func compareInputs(args []string, f compareFlags, stdout, stderr io.Writer) erro
 		var lines []string
 		for _, v := range res.Gate.Verdicts {
 			if v.Regression {
-				lines = append(lines, v.Candidate+" vs "+v.Baseline+": "+v.Line)
+				lines = append(lines, res.GateSubject(v)+": "+v.Line)
 			}
 		}
 		return &exitStatusError{code: exitRegression, msg: strings.Join(lines, "\n")}

@@ -4,7 +4,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/swebench-run/swebench-run/configs"
-	"github.com/swebench-run/swebench-run/dataset"
 )
 
 // Completion of flag values, for the scripts of `swebench-run completion`.
@@ -26,7 +25,7 @@ func oneOf(words ...string) cobra.CompletionFunc {
 // completeDataset offers the named datasets, and files when none matches.
 func completeDataset(*cobra.Command, []string, string) ([]cobra.Completion, cobra.ShellCompDirective) {
 	var names []cobra.Completion
-	for _, d := range dataset.Named() {
+	for _, d := range families().Named() {
 		names = append(names, cobra.CompletionWithDesc(d.Name, d.Description))
 	}
 	return names, cobra.ShellCompDirectiveDefault

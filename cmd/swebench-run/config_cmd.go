@@ -11,6 +11,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/swebench-run/swebench-run/configs"
+	"github.com/swebench-run/swebench-run/family/all"
 	"github.com/swebench-run/swebench-run/model"
 )
 
@@ -20,8 +21,9 @@ func newConfigCmd() *cobra.Command {
 		Use:     "config show|list",
 		Short:   "print the resolved config, or the shipped configs",
 		GroupID: groupSetup,
-		Long: `Configs use mini-swe-agent v2's layout (agent, environment, model, run). Precedence: the shipped
-swebench.yaml < -c files < -c key.path=value overrides < flags.`,
+		Long: `Configs use mini-swe-agent v2's layout (agent, environment, model, run), with this tool's
+kubernetes and families sections. Precedence: the shipped swebench.yaml < -c files <
+-c key.path=value overrides < flags.`,
 		Example: `  swebench-run config show -c swebench_backticks.yaml -c agent.step_limit=100
   swebench-run config list`,
 		Annotations: map[string]string{
@@ -153,6 +155,9 @@ func showConfig(cfgArgs []string, modelName string, asJSON bool, stdout, stderr 
 	files, overrides := splitConfigArgs(cfgArgs)
 	cfg, err := configs.Load(files, overrides)
 	if err != nil {
+		return err
+	}
+	if _, err := all.DecodeSettings(cfg.Families); err != nil {
 		return err
 	}
 	if modelName != "" {

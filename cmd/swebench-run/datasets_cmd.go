@@ -35,13 +35,13 @@ func listDatasets(stdout io.Writer) error {
 	tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "NAME\tFAMILY\tHUGGINGFACE ID\tSPLIT\tROWS\tCOLUMNS BEYOND THE STANDARD ONES (HUB CACHE)\tDESCRIPTION")
 	reg := families()
-	for _, d := range dataset.Named() {
+	for _, d := range reg.Named() {
 		rows := "?"
 		if d.Rows > 0 {
 			rows = fmt.Sprint(d.Rows)
 		}
 		fam := "-"
-		if p, ok := reg.Lookup(d.Family); ok && d.Family != "" {
+		if p, ok := reg.Lookup(d.Family); ok {
 			fam = p.Title()
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", d.Name, fam, d.HFRepo, d.Split, rows, cachedColumns(d), d.Description)

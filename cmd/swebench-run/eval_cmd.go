@@ -14,15 +14,19 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/swebench-run/swebench-run/configs"
 	"github.com/swebench-run/swebench-run/dataset"
 	"github.com/swebench-run/swebench-run/dockerenv"
 	"github.com/swebench-run/swebench-run/eval"
+	"github.com/swebench-run/swebench-run/family/all"
+	"github.com/swebench-run/swebench-run/kubeenv"
 	"github.com/swebench-run/swebench-run/results"
 	"github.com/swebench-run/swebench-run/sandbox"
 )
 
 type evalFlags struct {
 	predsPath, split, out, runID, fromLogs, ids string
+	configs                                     []string // -c: files and key=value overrides
 	modelName                                   string
 	imageTemplate, pull, dockerHost, filter     string
 	workers, repeat                             int
@@ -69,11 +73,13 @@ them again). With --from-logs, regrades existing logs without containers.`,
 	fs.StringVar(&f.split, "split", "", "dataset the predictions are for (as for run)")
 	fs.StringVar(&f.ids, "instance-ids", "", "only these ids: id,id,… or @FILE")
 	fs.StringVar(&f.filter, "filter", "", "only ids matching this regex at their start")
-	flagGroup(fs, "Input", "predictions", "split", "instance-ids", "filter")
+	fs.StringArrayVarP(&f.configs, "config", "c", nil, "config file or key.path=value override, as for run; eval reads its families section (the families' options, e.g. families.pro.scripts_dir=DIR) and, on Kubernetes, its kubernetes section")
+	flagGroup(fs, "Input", "predictions", "split", "instance-ids", "filter", "config")
 	metavar(fs, "predictions", "PATH|gold")
 	metavar(fs, "split", "DATASET")
 	metavar(fs, "instance-ids", "IDS")
 	metavar(fs, "filter", "REGEX")
+	metavar(fs, "config", "FILE|KEY=VALUE")
 
 	fs.IntVar(&f.workers, "workers", 4, "instances evaluated at once")
 	fs.DurationVar(&f.timeout, "timeout", eval.DefaultTimeout, "time limit of one instance's eval script (e.g. 1800s, 30m)")
@@ -103,6 +109,7 @@ them again). With --from-logs, regrades existing logs without containers.`,
 	metavar(fs, "validation", "PATH")
 	completeFlags(cmd, map[string]cobra.CompletionFunc{
 		"split":     completeDataset,
+		"config":    completeConfig,
 		"pull":      oneOf("missing", "always", "never"),
 		"output":    completeDirs,
 		"from-logs": completeDirs,
@@ -132,7 +139,20 @@ func runEval(ctx context.Context, stop <-chan struct{}, f *evalFlags, stdout, st
 	if sel.IDs, err = parseIDs(f.ids, "--instance-ids"); err != nil {
 		return err
 	}
-	loaded, err := dataset.Load(ctx, f.split, dataset.LoadOptions{Progress: stderr, Selection: &sel, Require: dataset.RequireEval, Complete: true, Families: families().Families()})
+	files, overrides := splitConfigArgs(f.configs)
+	cfg, err := configs.Load(files, overrides)
+	if err != nil {
+		return err
+	}
+	if _, err := kubeenv.DecodeConfig(cfg.Kubernetes); err != nil {
+		return err
+	}
+	f.be.kubeSection = cfg.Kubernetes
+	reg, err := familiesFor(cfg)
+	if err != nil {
+		return err
+	}
+	loaded, err := dataset.Load(ctx, f.split, dataset.LoadOptions{Progress: stderr, Selection: &sel, Require: dataset.RequireEval, Complete: true, Families: reg.Families(), Named: reg.Named()})
 	if err != nil {
 		return err
 	}
@@ -150,7 +170,7 @@ func runEval(ctx context.Context, stop <-chan struct{}, f *evalFlags, stdout, st
 	var preds map[string]eval.Prediction
 	if f.predsPath == "gold" {
 		preds = eval.GoldPredictions(insts)
-	} else if preds, err = families().LoadPredictions(f.predsPath); err != nil {
+	} else if preds, err = reg.LoadPredictions(f.predsPath); err != nil {
 		return err
 	}
 	if !sel.IsZero() {
@@ -182,7 +202,7 @@ func runEval(ctx context.Context, stop <-chan struct{}, f *evalFlags, stdout, st
 	var rep eval.RunReport
 	var results []eval.Result
 	if f.fromLogs != "" {
-		rep, results, err = eval.RegradeFromLogs(eval.RegradeOptions{LogsDir: f.fromLogs, OutDir: out, RunID: runID, Graders: families().Grader}, insts, preds)
+		rep, results, err = eval.RegradeFromLogs(eval.RegradeOptions{LogsDir: f.fromLogs, OutDir: out, RunID: runID, Graders: reg.Grader}, insts, preds)
 		if err != nil {
 			return err
 		}
@@ -198,7 +218,7 @@ func runEval(ctx context.Context, stop <-chan struct{}, f *evalFlags, stdout, st
 			return err
 		}
 		defer closeBackend()
-		ev, err := newEvaluator(engine, out, runID, f.workers, f.timeout, f.redo, f.imageTemplate, stop, logger, envCheck, func(o *eval.Options) { o.Repeat = f.repeat })
+		ev, err := newEvaluator(engine, reg, out, runID, f.workers, f.timeout, f.redo, f.imageTemplate, stop, logger, envCheck, func(o *eval.Options) { o.Repeat = f.repeat })
 		if err != nil {
 			return err
 		}
@@ -251,14 +271,15 @@ var (
 )
 
 // newEvaluator wires a sandbox backend (its pull policy decides when images are pulled) into an
-// Evaluator; more changes the options further (environmentCheck, repeats).
-func newEvaluator(backend sandbox.Starter, out, runID string, workers int, timeout time.Duration, redo bool, imageTemplate string, stop <-chan struct{}, logger *slog.Logger, more ...func(*eval.Options)) (*eval.Evaluator, error) {
+// Evaluator, grading each family's rows with the family's grader from reg; more changes the
+// options further (environmentCheck, repeats).
+func newEvaluator(backend sandbox.Starter, reg *all.Registry, out, runID string, workers int, timeout time.Duration, redo bool, imageTemplate string, stop <-chan struct{}, logger *slog.Logger, more ...func(*eval.Options)) (*eval.Evaluator, error) {
 	opts := eval.Options{
 		OutDir: out, RunID: runID, Workers: workers, Timeout: timeout, Redo: redo, Drain: stop,
 		Starter: &eval.SandboxStarter{Backend: backend, RunID: runID},
 		Image:   func(inst dataset.Instance) (string, error) { return inst.ImageName(imageTemplate) },
 		Logger:  logger,
-		Graders: families().Grader,
+		Graders: reg.Grader,
 	}
 	for _, m := range more {
 		if m != nil {

@@ -1,26 +1,52 @@
 package main
 
 import (
+	"cmp"
 	"fmt"
 	"io"
 	"os"
 
+	"github.com/swebench-run/swebench-run/configs"
 	"github.com/swebench-run/swebench-run/dataset"
 	"github.com/swebench-run/swebench-run/family"
 	"github.com/swebench-run/swebench-run/family/all"
 	"github.com/swebench-run/swebench-run/results"
 )
 
-// envProScripts names a local copy of SWE-bench Pro's run_scripts/ (the harness's --scripts_dir),
-// used instead of the files of the pinned commit.
-const envProScripts = "SWEBENCH_RUN_PRO_SCRIPTS"
+// The families' options are set in the run config (families.<family>.<key>, all.Settings); these
+// environment variables, which set them before there was a families section, are their
+// fallbacks: a key the config sets wins.
+const (
+	// envProScripts is families.pro.scripts_dir: a local copy of SWE-bench Pro's run_scripts/
+	// (the harness's --scripts_dir), used instead of the files of the pinned commit.
+	envProScripts = "SWEBENCH_RUN_PRO_SCRIPTS"
+	// envPythonImage is families.live.python_image: the image SWE-bench-Live's Python log
+	// parsers run in.
+	envPythonImage = "SWEBENCH_RUN_PYTHON_IMAGE"
+)
 
-// envPythonImage names the image SWE-bench-Live's Python log parsers run in.
-const envPythonImage = "SWEBENCH_RUN_PYTHON_IMAGE"
-
-// families returns the registry of dataset families, configured from the environment.
+// families returns the registry of dataset families for commands without a run config: each
+// family's defaults, or their environment fallbacks.
 func families() *all.Registry {
-	return all.New(all.Options{ProScripts: os.Getenv(envProScripts), PythonImage: os.Getenv(envPythonImage)})
+	return all.New(all.Options{Settings: withEnvFallbacks(all.Settings{})})
+}
+
+// familiesFor returns the registry of dataset families with the options of cfg's families
+// section, over their environment fallbacks; a section that is not one of options the families
+// have is an error naming the key.
+func familiesFor(cfg *configs.Config) (*all.Registry, error) {
+	s, err := all.DecodeSettings(cfg.Families)
+	if err != nil {
+		return nil, err
+	}
+	return all.New(all.Options{Settings: withEnvFallbacks(s)}), nil
+}
+
+// withEnvFallbacks fills the options s leaves unset from their environment variables.
+func withEnvFallbacks(s all.Settings) all.Settings {
+	s.Pro.ScriptsDir = cmp.Or(s.Pro.ScriptsDir, os.Getenv(envProScripts))
+	s.Live.PythonImage = cmp.Or(s.Live.PythonImage, os.Getenv(envPythonImage))
+	return s
 }
 
 // exportFamilyPredictions writes the run's predictions in the input format of each family's

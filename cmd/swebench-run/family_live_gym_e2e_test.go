@@ -42,13 +42,14 @@ func familyRows(t *testing.T, name string) (string, string, []dataset.Instance) 
 	}
 	dir := filepath.Join(root, "family", name, "testdata", "e2e")
 	split := filepath.Join(dir, "rows.jsonl")
-	l, err := dataset.Load(context.Background(), split, dataset.LoadOptions{Require: dataset.RequireRun | dataset.RequireEval, Families: families().Families()})
+	reg := families()
+	l, err := dataset.Load(context.Background(), split, dataset.LoadOptions{Require: dataset.RequireRun | dataset.RequireEval, Families: reg.Families(), Named: reg.Named()})
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, inst := range l.Instances {
-		if inst.FamilyName() != name {
-			t.Fatalf("row %s is read as family %q, want %q", inst.InstanceID, inst.FamilyName(), name)
+		if inst.Family != name {
+			t.Fatalf("row %s is read as family %q, want %q", inst.InstanceID, inst.Family, name)
 		}
 		testenv.RequireImage(t, e, inst.Image)
 	}

@@ -265,6 +265,10 @@ func runBatch(ctx context.Context, stop <-chan struct{}, f *runFlags, stdout, st
 	if _, err := kubeenv.DecodeConfig(cfg.Kubernetes); err != nil {
 		return err // checked with any backend, before a dataset or a model is loaded
 	}
+	reg, err := familiesFor(cfg)
+	if err != nil {
+		return err
+	}
 	if f.model != "" {
 		cfg.Model.ModelName = f.model
 		cfg.Set("model.model_name", f.model)
@@ -283,7 +287,7 @@ func runBatch(ctx context.Context, stop <-chan struct{}, f *runFlags, stdout, st
 	if f.eval {
 		require = dataset.RequireEval
 	}
-	loaded, err := dataset.Load(ctx, f.split, dataset.LoadOptions{Progress: stderr, Selection: &f.sel, Require: require, Complete: f.eval, Families: families().Families()})
+	loaded, err := dataset.Load(ctx, f.split, dataset.LoadOptions{Progress: stderr, Selection: &f.sel, Require: require, Complete: f.eval, Families: reg.Families(), Named: reg.Named()})
 	if err != nil {
 		return err
 	}
@@ -296,7 +300,7 @@ func runBatch(ctx context.Context, stop <-chan struct{}, f *runFlags, stdout, st
 	var envCheck func(*eval.Options)
 	if f.eval {
 		// Refuse before any model call, not when the first prediction is graded.
-		if err := eval.CheckFamilies(insts, families().Grader); err != nil {
+		if err := eval.CheckFamilies(insts, reg.Grader); err != nil {
 			return err
 		}
 		if envCheck, err = environmentCheck("", loaded); err != nil {
@@ -379,7 +383,7 @@ func runBatch(ctx context.Context, stop <-chan struct{}, f *runFlags, stdout, st
 	var ev *eval.Evaluator
 	if f.eval {
 		evalDir := filepath.Join(f.out, "eval")
-		if ev, err = newEvaluator(pool, evalDir, man.RunID, f.workers, f.evalTimeout, f.redo, f.imageTemplate, stop, logger.With("eval", man.RunID), envCheck); err != nil {
+		if ev, err = newEvaluator(pool, reg, evalDir, man.RunID, f.workers, f.evalTimeout, f.redo, f.imageTemplate, stop, logger.With("eval", man.RunID), envCheck); err != nil {
 			return err
 		}
 		opts.AfterInstance = func(ctx context.Context, inst dataset.Instance, pred *results.Prediction) {

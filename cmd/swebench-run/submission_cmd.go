@@ -217,7 +217,8 @@ func gradingDataset(ctx context.Context, split submission.Split, spec string, st
 	if spec == "" {
 		spec = split.Dataset
 	}
-	l, err := dataset.Load(ctx, spec, dataset.LoadOptions{Progress: stderr, Require: dataset.RequireEval, Complete: true, Families: families().Families()})
+	reg := families()
+	l, err := dataset.Load(ctx, spec, dataset.LoadOptions{Progress: stderr, Require: dataset.RequireEval, Complete: true, Families: reg.Families(), Named: reg.Named()})
 	if err != nil {
 		return submission.Dataset{}, err
 	}
@@ -354,7 +355,7 @@ func evaluateForSubmission(ctx context.Context, stop <-chan struct{}, in *submis
 		return err
 	}
 	defer closeBackend()
-	ev, err := newEvaluator(engine, in.EvalDir, runID, f.workers, f.timeout, false, f.imageTemplate, stop, logger)
+	ev, err := newEvaluator(engine, families(), in.EvalDir, runID, f.workers, f.timeout, false, f.imageTemplate, stop, logger)
 	if err != nil {
 		return err
 	}

@@ -70,10 +70,11 @@ several cells need is pulled once and kept until its last cell is done. A cell w
 fatally (a refused API key, an unknown model) stops alone, with the reason; the others go on.
 
 Cost limits hold across resumes: max_cost for the whole sweep, and per model (over its cells).
-At the end the sweep writes compare.json and compare.md (the cells compared, repeats grouped by
-model, against the baseline when given) and, with evaluation, appends one line per cell to the
-history file beside the sweep folders, which 'compare --history' reads. Rerunning the same command
-resumes the sweep; a changed matrix is refused unless --force.
+At the end the sweep writes compare.json and compare.md (the cells compared dataset by dataset,
+repeats grouped by model, against the baseline model when given, and pooled over the datasets)
+and, with evaluation, appends one line per cell to the history file beside the sweep folders,
+which 'compare --history' reads. Rerunning the same command resumes the sweep; a changed matrix
+is refused unless --force.
 
 Flags override the sweep file; without a file, --model and --split make the matrix.`,
 		Example: `  # tonight's sweep from its file (its keys: docs/sweeps.md)
@@ -159,7 +160,7 @@ func (f *sweepFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&f.name, "name", "", "name template of the sweep folder: {date} (YYYY-MM-DD) and {time} (HHMMSS), local time (default "+sweep.DefaultName+")")
 	fs.StringVarP(&f.output, "output", "o", "", "folder of the sweep folders and the history file (default "+sweep.DefaultOutput+")")
 	fs.StringVar(&f.history, "history-file", "", "history file (default <output>/"+compare.HistoryFile+")")
-	fs.StringVar(&f.baseline, "baseline", "", "the model (variant) the others are compared with in compare.json; its regressions are listed")
+	fs.StringVar(&f.baseline, "baseline", "", "the model the others are compared with in compare.json, on each dataset; its regressions are listed")
 	fs.BoolVar(&f.includeBroken, "include-broken", false, "keep the instances whose environment the validation (swebench-run validate) found broken in compare.json's figures")
 	fs.StringVar(&f.run.progress, "progress", "auto", "progress display: auto, bar, lines, json or none")
 	fs.BoolVar(&f.run.quiet, "quiet", false, "no progress display (same as --progress none)")

@@ -65,6 +65,20 @@ models:
     model: scripted
     config: [agent.no_such_key=1]
 `, nil, []string{`FILE:3: models[0] (a):`, "no_such_key"}, false},
+		{"a bad families section", `datasets: [DEMO]
+models:
+  - name: a
+    model: scripted
+    config: [families.pro.script_dir=/x]
+`, nil, []string{`FILE:3: models[0] (a):`, "unknown key families.pro.script_dir"}, false},
+		{"families sections that differ", `datasets: [DEMO]
+models:
+  - name: a
+    model: scripted
+  - name: b
+    model: scripted
+    config: [families.live.python_image=python:3.13]
+`, nil, []string{`FILE:5: models[1] (b): its config's families section differs from models[0]'s`}, false},
 		{"another backend", `datasets: [DEMO]
 models: [scripted]
 backend: nomad

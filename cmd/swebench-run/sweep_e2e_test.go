@@ -18,8 +18,10 @@ import (
 	"github.com/swebench-run/swebench-run/compare"
 	"github.com/swebench-run/swebench-run/dataset"
 	"github.com/swebench-run/swebench-run/model"
+	"github.com/swebench-run/swebench-run/report/reporttest"
 	"github.com/swebench-run/swebench-run/results"
 	"github.com/swebench-run/swebench-run/sweep"
+	"github.com/swebench-run/swebench-run/testutil/browsertest"
 )
 
 // demoScript reads the demo's script (every instance solved with its gold patch).
@@ -473,4 +475,212 @@ workers: %d
 			t.Errorf("b, %s: %s after the resume, want Submitted", id, r.ExitStatus)
 		}
 	}
+}
+
+// A night over two benchmarks: models good (the scripted gold fixes) and smithgood (good on the
+// SWE-smith demo, a guess on every instance of the demo dataset) on both datasets, two repeats,
+// evaluated, against the baseline good. compare.json pairs the models within each dataset only,
+// pools them over both, and the gate fails on the demo dataset alone; the history has a line per
+// model × dataset × repeat; runs of the two files called dataset.jsonl given by hand are two
+// datasets too.
+func TestSweepOverDatasets(t *testing.T) {
+	demoSplit, demoInsts := demoInstances(t)
+	smithSplit := familyDemo(t, "smith")
+	dir := t.TempDir()
+	// smithgood: the demo's instances get a guess; SWE-smith's both get a fix (the demo script
+	// fixes the first and spoils the second).
+	script := partialScript(t, demoSplit, nil)
+	smithScript := demoScript(t, smithSplit)
+	const swap, invert = "mewwts__addict.75284f95.func_pm_op_swap__demo1", "mewwts__addict.75284f95.func_pm_ctrl_invert_if__demo2"
+	script[swap] = smithScript[swap]
+	script[invert] = []model.ScriptedTurn{
+		{Content: "What does deep_get return for a missing key?", Commands: []string{"cat addict/__init__.py"}},
+		{Content: "A missing key must give the default.", Commands: []string{
+			`sed -i 's/^            return node$/            return default/' addict/__init__.py && git diff -- addict/__init__.py > patch.txt`}},
+		{Content: "Submitting the fix.", Commands: []string{"echo COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT && cat patch.txt"}},
+	}
+	writeScript(t, filepath.Join(dir, "smithgood.yaml"), script)
+	out := filepath.Join(dir, "sweeps")
+	file := filepath.Join(dir, "nightly.yaml")
+	if err := os.WriteFile(file, []byte(fmt.Sprintf(`name: night
+output: %s
+datasets:
+  - {name: demo, split: %s}
+  - {name: smith, split: %s}
+models:
+  - {name: good, model: scripted}
+  - {name: smithgood, model: "scripted:smithgood.yaml"}
+repeats: 2
+workers: 3
+eval: true
+baseline: good
+`, out, demoSplit, smithSplit)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, stdout, stderr := runCLI(t, "sweep", "-c", file, "--progress", "none")
+	if code != 0 {
+		t.Fatalf("sweep: exit %d\n%s", code, stderr)
+	}
+	folder := filepath.Join(out, "night")
+	man, err := compare.ReadSweep(folder)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range man.Cells {
+		if want := c.Variant + "-" + c.DatasetName + fmt.Sprintf("-r%d", c.Repeat); c.Name != want || (c.Variant != "good" && c.Variant != "smithgood") {
+			t.Errorf("cell %s: variant %s on %s, want the model's name and the cell %s", c.Name, c.Variant, c.DatasetName, want)
+		}
+	}
+
+	ids := map[string][]string{"demo": nil, "smith": {invert, swap}}
+	for _, inst := range demoInsts {
+		ids["demo"] = append(ids["demo"], inst.InstanceID)
+	}
+	res := readCompareJSON(t, folder)
+	if res.SchemaVersion != 2 || len(res.Datasets) != 2 || res.Datasets[0].Name != "demo" || res.Datasets[1].Name != "smith" {
+		t.Fatalf("compare.json: schema %d, datasets %+v; want 2, demo and smith", res.SchemaVersion, res.Datasets)
+	}
+	inputDataset := map[string]map[string]bool{}
+	for _, in := range res.Inputs {
+		if inputDataset[in.Name] == nil {
+			inputDataset[in.Name] = map[string]bool{}
+		}
+		inputDataset[in.Name][in.Dataset] = true
+		if in.Repeats != 2 {
+			t.Errorf("input %s on %s: %d repeats, want 2", in.Name, in.Dataset, in.Repeats)
+		}
+	}
+	pairs := map[string]compare.Pair{}
+	for _, p := range res.Pairs {
+		pairs[p.Dataset] = p
+		if !inputDataset[p.A][p.Dataset] || !inputDataset[p.B][p.Dataset] || p.Common != len(ids[p.Dataset]) || len(p.AOnly)+len(p.BOnly) != 0 {
+			t.Errorf("pair %s vs %s on %s: %d common (%d/%d alone): a pair across datasets", p.B, p.A, p.Dataset, p.Common, len(p.AOnly), len(p.BOnly))
+		}
+		if p.A != "good" || p.B != "smithgood" {
+			t.Errorf("pair on %s: %s vs %s, want smithgood vs good", p.Dataset, p.B, p.A)
+		}
+	}
+	if d := pairs["demo"]; len(res.Pairs) != 2 || !reflect.DeepEqual(d.Regressed, ids["demo"]) || len(d.Newly) != 0 || *d.Difference != -1 || d.Bootstrap == nil || d.Bootstrap.CIHigh != -1 {
+		t.Errorf("demo pair: regressed %v newly %v difference %v bootstrap %+v; want all %d regressed, −100 points", d.Regressed, d.Newly, d.Difference, d.Bootstrap, len(ids["demo"]))
+	}
+	if s := pairs["smith"]; !reflect.DeepEqual(s.Newly, []string{invert}) || len(s.Regressed) != 0 || s.Both != 1 || *s.Difference != 0.5 {
+		t.Errorf("smith pair: newly %v regressed %v both %d difference %v; want %s newly resolved", s.Newly, s.Regressed, s.Both, s.Difference, invert)
+	}
+	// Pooled: 1 newly resolved and 6 regressed over 8 paired instances. Reference
+	// (compare/testdata/reference_stats.py, pooled([(0, 6, 6), (1, 0, 2)])): by instance −0.625
+	// [−0.871607414685005, −0.03078855981442774], macro −0.25 [−0.7432148293700102,
+	// 0.189843258551185], McNemar p 0.125.
+	if len(res.Pooled) != 1 {
+		t.Fatalf("pooled: %+v, want one line", res.Pooled)
+	}
+	po := res.Pooled[0]
+	near := func(a, b float64) bool { return a-b < 1e-9 && b-a < 1e-9 }
+	if po.A != "good" || po.B != "smithgood" || !reflect.DeepEqual(po.Datasets, []string{"demo", "smith"}) || po.Paired != 8 || po.Newly != 1 || po.Regressed != 6 ||
+		!near(po.ByInstance.Difference, -0.625) || !near(po.ByInstance.CILow, -0.871607414685005) || !near(po.ByInstance.CIHigh, -0.03078855981442774) ||
+		!near(po.Macro.Difference, -0.25) || !near(po.Macro.CILow, -0.7432148293700102) || !near(po.Macro.CIHigh, 0.189843258551185) || po.McNemarP != 0.125 ||
+		po.RateA != 7.0/8 || po.RateB != 2.0/8 || po.MacroRateA != 0.75 || po.MacroRateB != 0.5 || po.Bootstrap == nil {
+		t.Errorf("pooled %+v (by instance %+v, macro %+v)", po, po.ByInstance, po.Macro)
+	}
+	if len(res.Variants) != 2 || res.Variants[0].Name != "good" || res.Variants[0].ResolvedRate != 7.0/8 || res.Variants[1].MacroRate != 0.5 {
+		t.Errorf("variants %+v", res.Variants)
+	}
+	// The gate: a regression on demo, not on smith, corrected for the two datasets.
+	if g := res.Gate; g == nil || !g.Regression || len(g.Verdicts) != 2 || !g.Verdicts[0].Regression || g.Verdicts[0].Dataset != "demo" ||
+		g.Verdicts[1].Regression || g.Verdicts[1].Dataset != "smith" || g.Verdicts[0].Tests != 2 {
+		t.Errorf("gate %+v, want a regression on demo only, over 2 datasets", res.Gate)
+	}
+	for _, w := range res.Warnings {
+		t.Errorf("warning %q: the sweep's datasets are neither revisions of one nor compared across", w)
+	}
+	for _, s := range []string{"== dataset demo:", "== dataset smith:", "== over 2 datasets ==", "smithgood vs good on demo: regression", "smithgood vs good on smith: no significant change", "smithgood vs good pooled (not gated)"} {
+		if !strings.Contains(stdout, s) {
+			t.Errorf("the terminal table lacks %q:\n%s", s, stdout)
+		}
+	}
+	md, err := os.ReadFile(filepath.Join(folder, sweep.CompareMD))
+	if err != nil || !strings.Contains(string(md), "#### Dataset `smith`") || !strings.Contains(string(md), "❌ `smithgood` vs `good` on `demo`") {
+		t.Errorf("compare.md (%v) is not grouped by dataset:\n%s", err, md)
+	}
+
+	// One history line per model × dataset × repeat, naming its dataset.
+	hist := historyLines(t, filepath.Join(out, compare.HistoryFile))
+	if len(hist) != 8 {
+		t.Fatalf("history has %d lines, want 8", len(hist))
+	}
+	for _, e := range hist {
+		if e.Variant+"-"+e.DatasetName+fmt.Sprintf("-r%d", e.Repeat) != e.Cell || len(e.EvaluatedIDs) != len(ids[e.DatasetName]) {
+			t.Errorf("history line %s: variant %s on %s, %d evaluated", e.Cell, e.Variant, e.DatasetName, len(e.EvaluatedIDs))
+		}
+	}
+
+	// The gate in CI names the dataset that regressed.
+	code, _, msg := runCLI(t, "compare", folder, "--baseline", "good", "--fail-on-regression")
+	if code != exitRegression || !strings.Contains(msg, "smithgood vs good on demo: regression: −100.0 points") || strings.Contains(msg, "on smith") {
+		t.Errorf("compare --fail-on-regression: exit %d, want %d naming demo only\n%s", code, exitRegression, msg)
+	}
+	// By hand, the cells of the two dataset.jsonl files are two datasets as well.
+	code, js, msg := runCLI(t, "compare", "--json", filepath.Join(folder, "good-demo-r1"), filepath.Join(folder, "smithgood-demo-r1"),
+		filepath.Join(folder, "good-smith-r1"), filepath.Join(folder, "smithgood-smith-r1"))
+	var byHand compare.Result
+	if code != 0 || json.Unmarshal([]byte(js), &byHand) != nil {
+		t.Fatalf("compare by hand: exit %d\n%s", code, msg)
+	}
+	var got []string
+	for _, p := range byHand.Pairs {
+		got = append(got, fmt.Sprintf("%s: %s vs %s, %d common", p.Dataset, p.B, p.A, p.Common))
+	}
+	demoName, smithName := "dataset.jsonl@"+revPrefix(man, "demo"), "dataset.jsonl@"+revPrefix(man, "smith")
+	if want := []string{demoName + ": smithgood-demo-r1 vs good-demo-r1, 6 common", smithName + ": smithgood-smith-r1 vs good-smith-r1, 2 common"}; !reflect.DeepEqual(got, want) {
+		t.Errorf("pairs by hand %q, want %q", got, want)
+	}
+	if w := strings.Join(byHand.Warnings, "\n"); !strings.Contains(w, "compared as separate datasets") || strings.Contains(w, "tests may differ") {
+		t.Errorf("warnings by hand: %s", w)
+	}
+
+	// The report of the night in Chromium: the overview and the compare page grouped by dataset,
+	// with compare.json's figures.
+	b := browsertest.Start(t)
+	site := filepath.Join(t.TempDir(), "site")
+	if code, _, msg := runCLI(t, "report", folder, "--baseline", "good", "-o", site); code != 0 {
+		t.Fatalf("report: exit %d\n%s", code, msg)
+	}
+	p := reporttest.OpenOverview(t, b, "file://"+filepath.Join(site, "index.html"))
+	reporttest.CheckOverview(t, p, res)
+	if heads := browsertest.Eval[[]string](p, `[...document.querySelectorAll('h2.dataset-head')].map(h => h.dataset.dataset)`); !reflect.DeepEqual(heads, []string{"demo", "smith"}) {
+		t.Errorf("the overview's datasets %v, want demo and smith", heads)
+	}
+	p.Screenshot("overview")
+	reporttest.Goto(t, p, "#/compare", `document.querySelector('section.dataset .pair')`, "the compare page")
+	for _, ds := range []string{"demo", "smith"} {
+		sec := `document.querySelector('section.dataset[data-dataset="` + ds + `"]')`
+		pr := pairs[ds]
+		reporttest.Equal(t, ds+": difference", browsertest.Eval[string](p, sec+`.querySelector('.pair [data-k="difference"]').textContent`), pr.Bootstrap.Difference, 100)
+		reporttest.Equal(t, ds+": regressed", browsertest.Eval[string](p, sec+`.querySelector('.pair [data-k="regressed"]').textContent`), float64(len(pr.Regressed)), 1)
+		reporttest.Equal(t, ds+": newly resolved", browsertest.Eval[string](p, sec+`.querySelector('.pair [data-k="newly"]').textContent`), float64(len(pr.Newly)), 1)
+		gateText := browsertest.Eval[string](p, sec+`.querySelector('.gate').textContent`)
+		if want := "smithgood vs good on " + ds + ": "; !strings.HasPrefix(gateText, want) || strings.Contains(gateText, "regression") != (ds == "demo") {
+			t.Errorf("%s: gate line %q", ds, gateText)
+		}
+		if n := browsertest.Eval[int](p, sec+`.querySelectorAll('.matrix tbody tr').length`); n != map[string]int{"demo": 6, "smith": 1}[ds] {
+			t.Errorf("%s: the matrix shows %d instances where the inputs disagree", ds, n)
+		}
+	}
+	if got := browsertest.Eval[string](p, `document.querySelector('.pooled-card [data-k="pooled-p"]').textContent`); got != "0.125" {
+		t.Errorf("pooled McNemar p on the page %q, want 0.125", got)
+	}
+	if got := browsertest.Eval[string](p, `document.querySelector('.pooled-card [data-k="by-instance"]').textContent`); !strings.HasPrefix(got, "−62.5") {
+		t.Errorf("pooled difference by instance on the page %q, want −62.5", got)
+	}
+	p.Screenshot("compare")
+	reporttest.NoConsoleErrors(t, p)
+}
+
+// revPrefix is the short revision of a sweep dataset, as the comparison names it.
+func revPrefix(man *compare.Sweep, dataset string) string {
+	for _, c := range man.Cells {
+		if c.DatasetName == dataset {
+			return strings.TrimPrefix(c.DatasetRevision, "sha256:")[:8]
+		}
+	}
+	return ""
 }

@@ -20,6 +20,7 @@ import (
 	"github.com/swebench-run/swebench-run/dataset"
 	"github.com/swebench-run/swebench-run/dockerenv"
 	"github.com/swebench-run/swebench-run/eval"
+	"github.com/swebench-run/swebench-run/family/all"
 	"github.com/swebench-run/swebench-run/model"
 	"github.com/swebench-run/swebench-run/results"
 	"github.com/swebench-run/swebench-run/runner"
@@ -70,6 +71,7 @@ type sweepJob struct {
 // sweepState is what prepare builds for each model and cell before anything runs.
 type sweepState struct {
 	configs     []*configs.Config // by model
+	families    *all.Registry     // with the models' families section
 	loaded      []*dataset.Loaded // by dataset
 	modelBudget []*model.Budget   // by model
 	sweepBudget *model.Budget
@@ -118,13 +120,30 @@ func (p *sweepJob) prepare(ctx context.Context, stderr io.Writer) (*sweepState, 
 		st.configs = append(st.configs, cfg)
 		st.modelBudget = append(st.modelBudget, model.NewBudget(m.Spec.MaxCost, st.sweepBudget))
 	}
+	// The families' options come from the models' configs (their families section), which must
+	// agree: every dataset is loaded and checked once, for all its cells.
+	for k, cfg := range st.configs[1:] {
+		if !reflect.DeepEqual(cfg.Families, st.configs[0].Families) {
+			m := p.Models[k+1]
+			return nil, fmt.Errorf("%smodels[%d] (%s): its config's families section differs from models[0]'s; the datasets are loaded and graded once for every model, so give them the same", sf.ModelAt(m.Index), m.Index, m.Name)
+		}
+	}
+	reg := families()
+	if len(st.configs) > 0 {
+		var err error
+		if reg, err = familiesFor(st.configs[0]); err != nil {
+			m := p.Models[0]
+			return nil, fmt.Errorf("%smodels[%d] (%s): %w", sf.ModelAt(m.Index), m.Index, m.Name, err)
+		}
+	}
+	st.families = reg
 	require := dataset.RequireRun
 	if sf.Eval {
 		require = dataset.RequireEval
 	}
 	for _, d := range p.Datasets {
 		sel := d.Selection
-		loaded, err := dataset.Load(ctx, d.Split, dataset.LoadOptions{Progress: stderr, Selection: &sel, Require: require, Complete: sf.Eval, Families: families().Families()})
+		loaded, err := dataset.Load(ctx, d.Split, dataset.LoadOptions{Progress: stderr, Selection: &sel, Require: require, Complete: sf.Eval, Families: reg.Families(), Named: reg.Named()})
 		if err != nil {
 			return nil, fmt.Errorf("%sdatasets[%d] (%s): %w", sf.DatasetAt(d.Index), d.Index, d.Name, err)
 		}
@@ -139,7 +158,7 @@ func (p *sweepJob) prepare(ctx context.Context, stderr io.Writer) (*sweepState, 
 			}
 		}
 		if sf.Eval {
-			if err := eval.CheckFamilies(loaded.Instances, families().Grader); err != nil {
+			if err := eval.CheckFamilies(loaded.Instances, reg.Grader); err != nil {
 				return nil, fmt.Errorf("%sdatasets[%d] (%s): %w", sf.DatasetAt(d.Index), d.Index, d.Name, err)
 			}
 		}
@@ -289,7 +308,7 @@ func (p *sweepJob) execute(ctx context.Context, stop <-chan struct{}, st *sweepS
 			Resume: runner.Resume{MaxAttempts: sf.MaxAttempts},
 		}
 		if sf.Eval {
-			if cs.eval, err = newEvaluator(backend, filepath.Join(cs.path, "eval"), cs.runID, r.workers, sf.EvalTimeout, false, tmpl, stop, cs.logger.With("eval", cs.runID), cellEnvironmentCheck(cs.loaded)); err != nil {
+			if cs.eval, err = newEvaluator(backend, st.families, filepath.Join(cs.path, "eval"), cs.runID, r.workers, sf.EvalTimeout, false, tmpl, stop, cs.logger.With("eval", cs.runID), cellEnvironmentCheck(cs.loaded)); err != nil {
 				return err
 			}
 			cells[k].AfterInstance = evalHook(cs, progress)

@@ -17,9 +17,11 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/swebench-run/swebench-run/compare"
+	"github.com/swebench-run/swebench-run/configs"
 	"github.com/swebench-run/swebench-run/dataset"
 	"github.com/swebench-run/swebench-run/dockerenv"
 	"github.com/swebench-run/swebench-run/eval"
+	"github.com/swebench-run/swebench-run/kubeenv"
 	"github.com/swebench-run/swebench-run/runner"
 	"github.com/swebench-run/swebench-run/sandbox"
 	"github.com/swebench-run/swebench-run/validation"
@@ -29,7 +31,7 @@ type validateFlags struct {
 	split, ids, filter, runID, store string
 	imageTemplate, pull, dockerHost  string
 	progress                         string
-	knownBad                         []string
+	knownBad, configs                []string // configs: -c files and key=value overrides
 	workers, repeat                  int
 	timeout                          time.Duration
 	refresh, quiet, wait, asJSON     bool
@@ -87,7 +89,9 @@ sweep, report, stats and submission --check read the store: docs/validation.md.`
 	fs.StringVar(&f.ids, "instance-ids", "", "only these ids: id,id,… or @FILE")
 	fs.StringVar(&f.filter, "filter", "", "only ids matching this regex at their start")
 	fs.StringArrayVar(&f.knownBad, "known-bad", nil, "a list of instances known to be broken (one id per line, `ID [OUTCOME] [NOTE]`, or JSON): recorded as listed, not graded")
-	flagGroup(fs, "Input", "split", "instance-ids", "filter", "known-bad")
+	fs.StringArrayVarP(&f.configs, "config", "c", nil, "config file or key.path=value override, as for eval: its families section (the families' options) and, on Kubernetes, its kubernetes section")
+	flagGroup(fs, "Input", "split", "instance-ids", "filter", "known-bad", "config")
+	metavar(fs, "config", "FILE|KEY=VALUE")
 	metavar(fs, "split", "DATASET")
 	metavar(fs, "instance-ids", "IDS")
 	metavar(fs, "filter", "REGEX")
@@ -125,6 +129,7 @@ sweep, report, stats and submission --check read the store: docs/validation.md.`
 		"pull":       oneOf("missing", "always", "never"),
 		"progress":   oneOf("auto", "bar", "lines", "json", "none"),
 		"validation": completeDirs,
+		"config":     completeConfig,
 	})
 	return cmd
 }
@@ -189,7 +194,20 @@ func runValidate(ctx context.Context, stop <-chan struct{}, f *validateFlags, st
 	if sel.IDs, err = parseIDs(f.ids, "--instance-ids"); err != nil {
 		return err
 	}
-	loaded, err := dataset.Load(ctx, f.split, dataset.LoadOptions{Progress: stderr, Selection: &sel, Require: dataset.RequireEval, Complete: true, Families: families().Families()})
+	files, overrides := splitConfigArgs(f.configs)
+	cfg, err := configs.Load(files, overrides)
+	if err != nil {
+		return err
+	}
+	if _, err := kubeenv.DecodeConfig(cfg.Kubernetes); err != nil {
+		return err
+	}
+	f.be.kubeSection = cfg.Kubernetes
+	reg, err := familiesFor(cfg)
+	if err != nil {
+		return err
+	}
+	loaded, err := dataset.Load(ctx, f.split, dataset.LoadOptions{Progress: stderr, Selection: &sel, Require: dataset.RequireEval, Complete: true, Families: reg.Families(), Named: reg.Named()})
 	if err != nil {
 		return err
 	}
@@ -199,7 +217,7 @@ func runValidate(ctx context.Context, stop <-chan struct{}, f *validateFlags, st
 			return fmt.Errorf("%w: %v", errUsage, err)
 		}
 	}
-	if err := eval.CheckFamilies(insts, families().Grader); err != nil {
+	if err := eval.CheckFamilies(insts, reg.Grader); err != nil {
 		return err
 	}
 	store, err := validationStore(f.store)
@@ -320,7 +338,7 @@ func runValidate(ctx context.Context, stop <-chan struct{}, f *validateFlags, st
 		LogDir: store.LogDir(dsName, dsRev), RunID: runID, Workers: f.workers, Repeat: f.repeat, Timeout: f.timeout,
 		Starter: &eval.SandboxStarter{Backend: engine, RunID: runID},
 		Image:   func(inst dataset.Instance) (string, error) { return inst.ImageName(f.imageTemplate) },
-		Graders: families().Grader, Logger: logger, Drain: stop,
+		Graders: reg.Grader, Logger: logger, Drain: stop,
 		Redo: func(id string) bool { return redo[id] },
 		OnStart: func(inst dataset.Instance) {
 			progress.Event(runner.Event{Instance: inst.InstanceID, Phase: runner.PhaseEvaluating})

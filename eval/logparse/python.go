@@ -36,14 +36,8 @@ func endsWithStatus(line string) bool {
 // pytestFields returns the whitespace-separated words of a pytest summary line ("PASSED a::b",
 // "FAILED a::b - message"), or nil when the line is not one.
 func pytestFields(line string) []string {
-	if !startsWithStatus(line) {
-		return nil
-	}
-	if strings.HasPrefix(line, Failed) {
-		line = strings.ReplaceAll(line, " - ", " ")
-	}
-	f := pytext.Fields(line)
-	if len(f) <= 1 || isSkipSummary(f[0], f[1]) {
+	f := PytestSummaryFields(line)
+	if f == nil || isSkipSummary(f[0], f[1]) {
 		return nil
 	}
 	return f

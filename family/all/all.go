@@ -6,12 +6,14 @@ package all
 
 import (
 	"bytes"
+	"cmp"
 	"errors"
 	"fmt"
 	"io/fs"
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"sync"
 
@@ -23,6 +25,7 @@ import (
 	"github.com/swebench-run/swebench-run/family/multiswebench"
 	"github.com/swebench-run/swebench-run/family/polybench"
 	"github.com/swebench-run/swebench-run/family/pro"
+	"github.com/swebench-run/swebench-run/family/rebench"
 	"github.com/swebench-run/swebench-run/family/rebenchv2"
 	"github.com/swebench-run/swebench-run/family/smith"
 	"github.com/swebench-run/swebench-run/family/swebench"
@@ -30,7 +33,7 @@ import (
 )
 
 // Options configure the profiles that need them (grading assets fetched from a harness's
-// repository).
+// repository, the options a user sets per family).
 type Options struct {
 	// AssetCache is the directory grading assets are cached in; "" is swebench-run/assets under
 	// the HuggingFace hub cache (dataset.LoadOptions.HubCacheDir).
@@ -39,12 +42,9 @@ type Options struct {
 	Offline bool
 	// HTTP downloads assets; nil: a client with timeouts.
 	HTTP *http.Client
-	// ProScripts is a local folder of SWE-bench Pro's run_scripts/<instance_id>/ (the harness's
-	// --scripts_dir) used instead of the files of the pinned commit; "" downloads those.
-	ProScripts string
-	// PythonImage is the image SWE-bench-Live's Python log parsers run in; "" is
-	// live.DefaultPythonImage.
-	PythonImage string
+	// Settings are the families' options (the run config's families section, DecodeSettings);
+	// the zero value is every family's defaults.
+	Settings Settings
 }
 
 // Registry holds every profile.
@@ -59,16 +59,48 @@ func New(o Options) *Registry {
 		o.AssetCache = filepath.Join(hub.HubCacheDir(), "swebench-run", "assets")
 	}
 	assets := &family.AssetStore{Dir: o.AssetCache, Offline: hub.IsOffline(), HTTP: o.HTTP}
+	proOpts := o.Settings.Pro
+	proOpts.Assets = assets
 	return &Registry{profiles: []family.Profile{
-		pro.New(pro.Options{Assets: assets, ScriptsDir: o.ProScripts}),
+		pro.New(proOpts),
 		multiswebench.Profile{},
-		live.New(live.Options{PythonImage: o.PythonImage}),
+		live.New(o.Settings.Live),
 		gym.Profile{},
 		rebenchv2.Profile{},
 		polybench.Profile{},
 		smith.FamilyProfile{},
+		rebench.Profile{}, // after SWE-rebench-V2, whose rows have an install_config too
 		swebench.Profile{},
 	}}
+}
+
+// namedOrder is the order the families' named datasets are listed in (swebench-run datasets,
+// completions, errors naming them): SWE-bench's first, then the others as they were added.
+var namedOrder = []string{swebench.Name, smith.Name, rebenchv2.Name, polybench.Name, rebench.Name, multiswebench.FamilyName, pro.Name, live.Name, gym.Name}
+
+// Named returns the named datasets every family declares (Profile.Datasets), each with its
+// family's name, for dataset.LoadOptions.Named: the families of namedOrder first, in that order,
+// then any other in the registry's.
+func (r *Registry) Named() []dataset.NamedDataset {
+	ordered := make([]family.Profile, 0, len(r.profiles))
+	for _, n := range namedOrder {
+		if p, ok := r.Lookup(n); ok {
+			ordered = append(ordered, p)
+		}
+	}
+	for _, p := range r.profiles {
+		if !slices.Contains(namedOrder, p.Name()) {
+			ordered = append(ordered, p)
+		}
+	}
+	var out []dataset.NamedDataset
+	for _, p := range ordered {
+		for _, d := range p.Datasets() {
+			d.Family = p.Name()
+			out = append(out, d)
+		}
+	}
+	return out
 }
 
 // Profiles returns every profile, in the order rows are matched against them.
@@ -83,10 +115,10 @@ func (r *Registry) Families() []dataset.Family {
 	return out
 }
 
-// Lookup returns the profile called name; "" is SWE-bench's.
+// Lookup returns the profile called name; "" (a row no family took) is SWE-bench's.
 func (r *Registry) Lookup(name string) (family.Profile, bool) {
 	if name == "" {
-		name = dataset.SWEbench
+		name = swebench.Name
 	}
 	for _, p := range r.profiles {
 		if p.Name() == name {
@@ -104,7 +136,7 @@ func (r *Registry) Detect(inst *dataset.Instance) family.Profile {
 			return p
 		}
 	}
-	p, _ := r.Lookup(dataset.SWEbench)
+	p, _ := r.Lookup(swebench.Name)
 	return p
 }
 
@@ -150,7 +182,8 @@ func (r *Registry) ExportPredictions(outDir string, insts []dataset.Instance, pr
 	byFamily := map[string][]family.Prediction{}
 	for _, inst := range insts {
 		if p, ok := preds[inst.InstanceID]; ok {
-			byFamily[inst.FamilyName()] = append(byFamily[inst.FamilyName()], p)
+			name := cmp.Or(inst.Family, swebench.Name)
+			byFamily[name] = append(byFamily[name], p)
 		}
 	}
 	names := make([]string, 0, len(byFamily))
@@ -184,6 +217,10 @@ func (r *Registry) ExportPredictions(outDir string, insts []dataset.Instance, pr
 
 // defaults is the registry with default options, for what needs none (verdict readers, ids).
 var defaults = sync.OnceValue(func() *Registry { return New(Options{}) })
+
+// Named returns the named datasets of every family (Registry.Named), for what loads a dataset
+// without grading it (report's problem statements).
+func Named() []dataset.NamedDataset { return defaults().Named() }
 
 // readers are the verdict readers of every family (they need no options).
 func readers() []family.ReportReader {

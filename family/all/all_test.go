@@ -3,11 +3,14 @@ package all
 import (
 	"os"
 	"path/filepath"
+	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/swebench-run/swebench-run/dataset"
 	"github.com/swebench-run/swebench-run/family"
+	"github.com/swebench-run/swebench-run/family/swebench"
 )
 
 func TestRegistry(t *testing.T) {
@@ -29,14 +32,49 @@ func TestRegistry(t *testing.T) {
 	}
 	pro := &dataset.Instance{Extra: map[string]any{"dockerhub_tag": "x"}}
 	swe := &dataset.Instance{Extra: map[string]any{"eval_script": "x"}}
-	if r.Detect(pro).Name() != "pro" || r.Detect(swe).Name() != dataset.SWEbench {
+	if r.Detect(pro).Name() != "pro" || r.Detect(swe).Name() != swebench.Name {
 		t.Errorf("Detect: %s, %s", r.Detect(pro).Name(), r.Detect(swe).Name())
 	}
-	// Every named dataset's family is registered.
-	for _, d := range dataset.Named() {
-		if _, ok := r.Lookup(d.Family); d.Family != "" && !ok {
-			t.Errorf("named dataset %s: family %q is not registered", d.Name, d.Family)
+}
+
+// Every family declares its named datasets; they are listed SWE-bench's first, each name once,
+// with the family that declared it.
+func TestNamedDatasets(t *testing.T) {
+	r := New(Options{AssetCache: t.TempDir()})
+	named := r.Named()
+	seen := map[string]bool{}
+	families := map[string]bool{}
+	for _, d := range named {
+		if seen[d.Name] {
+			t.Errorf("named dataset %s is declared twice", d.Name)
 		}
+		seen[d.Name] = true
+		families[d.Family] = true
+		p, ok := r.Lookup(d.Family)
+		if !ok {
+			t.Errorf("named dataset %s: family %q is not registered", d.Name, d.Family)
+			continue
+		}
+		if !slices.ContainsFunc(p.Datasets(), func(o dataset.NamedDataset) bool { return o.Name == d.Name }) {
+			t.Errorf("named dataset %s is listed as %s's, which does not declare it", d.Name, d.Family)
+		}
+		if d.HFRepo == "" || d.Split == "" || d.Description == "" {
+			t.Errorf("named dataset %s: %+v", d.Name, d)
+		}
+	}
+	for _, p := range r.Profiles() {
+		if !families[p.Name()] {
+			t.Errorf("family %s declares no named dataset", p.Name())
+		}
+		if !slices.Contains(namedOrder, p.Name()) {
+			t.Errorf("family %s is not in namedOrder", p.Name())
+		}
+	}
+	if len(named) == 0 || named[0].Name != "verified" {
+		t.Errorf("the first named dataset is %v, want verified", named[:1])
+	}
+	if got := Named(); !reflect.DeepEqual(got, named) {
+		t.Errorf("Named() differs from the registry's")
 	}
 }
 

@@ -13,6 +13,7 @@ import (
 	"github.com/swebench-run/swebench-run/dataset"
 	"github.com/swebench-run/swebench-run/eval"
 	"github.com/swebench-run/swebench-run/family"
+	"github.com/swebench-run/swebench-run/family/rebench"
 	"github.com/swebench-run/swebench-run/results"
 )
 
@@ -53,7 +54,7 @@ func (Profile) Match(inst *dataset.Instance) bool {
 	if strings.TrimSpace(inst.EvalScript) != "" || !HasSpec(inst.Repo) {
 		return false
 	}
-	_, has, _ := inst.InstallConfig()
+	_, has, _ := rebench.InstallConfig(inst)
 	return !has
 }
 

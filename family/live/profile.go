@@ -15,13 +15,14 @@ const Name = "live"
 // DefaultPythonImage is the image a row's Python log parser runs in (Options.PythonImage).
 const DefaultPythonImage = "docker.io/library/python:3.12-slim"
 
-// Options configure the profile.
+// Options configure the profile; they are the family's options a user sets in the run config
+// (families.live.<key>).
 type Options struct {
 	// PythonImage is an image with Python 3.10 or newer: a row's Python log parser runs in a
 	// fresh container of it (the instance's container has run the prediction's code, and many
 	// MultiLang images have no Python). "" is DefaultPythonImage. When that container cannot be
 	// started, the parser runs in the instance's container, if its Python will do.
-	PythonImage string
+	PythonImage string `yaml:"python_image"`
 }
 
 // Profile is SWE-bench-Live's family.

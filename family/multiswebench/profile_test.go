@@ -68,7 +68,11 @@ func TestNamedDatasetFromHub(t *testing.T) {
 	t.Setenv("HF_HUB_CACHE", t.TempDir())
 	t.Setenv("HF_TOKEN", "")
 	t.Setenv("HF_HUB_OFFLINE", "")
-	l, err := dataset.Load(context.Background(), "multi-swe-bench", dataset.LoadOptions{Families: []dataset.Family{Profile{}}})
+	named := Profile{}.Datasets()
+	for k := range named {
+		named[k].Family = FamilyName
+	}
+	l, err := dataset.Load(context.Background(), "multi-swe-bench", dataset.LoadOptions{Families: []dataset.Family{Profile{}}, Named: named})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -93,7 +97,7 @@ func TestNamedDatasetFromHub(t *testing.T) {
 		t.Errorf("tests %d/%d, pre-agent commands %q", len(gson.FailToPass), len(gson.PassToPass), gson.PreAgentCommands)
 	}
 	// `datasets` lists the columns from the hub cache.
-	d, _ := dataset.LookupNamed("multi-swe-bench")
+	d, _ := dataset.LookupNamed(named, "multi-swe-bench")
 	cols, _, err := dataset.CachedColumns(d, dataset.LoadOptions{})
 	if err != nil || !strings.Contains(strings.Join(cols, ","), "org,repo,number") || !strings.Contains(strings.Join(cols, ","), "run_result") {
 		t.Errorf("cached columns %q: %v", cols, err)

@@ -60,14 +60,15 @@ const (
 // PatchesFile is the name of the exported predictions, in the harness's --patch_path format.
 const PatchesFile = "swe_bench_pro_patches.json"
 
-// Options configure the profile.
+// Options configure the profile; those with a yaml key are the family's options a user sets in
+// the run config (families.pro.<key>).
 type Options struct {
 	// Assets fetches run_scripts files of the pinned commit.
-	Assets *family.AssetStore
+	Assets *family.AssetStore `yaml:"-"`
 	// ScriptsDir, when set, holds run_scripts/<instance_id>/{run_script.sh,parser.py} (the
 	// harness's --scripts_dir: a checkout's run_scripts folder), used instead of the pinned
-	// commit's files, unchecked.
-	ScriptsDir string
+	// commit's files, unchecked. Default: the pinned commit's files, downloaded and cached.
+	ScriptsDir string `yaml:"scripts_dir"`
 }
 
 // Profile is SWE-bench Pro's family.

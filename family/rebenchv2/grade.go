@@ -9,6 +9,7 @@ import (
 
 	"github.com/swebench-run/swebench-run/dataset"
 	"github.com/swebench-run/swebench-run/eval/logparse"
+	"github.com/swebench-run/swebench-run/family/rebench"
 	"github.com/swebench-run/swebench-run/internal/pytext"
 )
 
@@ -42,7 +43,7 @@ func TaskOf(inst dataset.Instance) (Task, error) {
 		return t, row("repo %q is not owner/name", t.Repo)
 	}
 	t.Image = inst.Image // image_name
-	cfg, ok, err := inst.InstallConfig()
+	cfg, ok, err := rebench.InstallConfig(&inst)
 	if err != nil {
 		return t, row("%w", err)
 	}

@@ -15,6 +15,7 @@ import (
 
 	"github.com/swebench-run/swebench-run/dataset"
 	"github.com/swebench-run/swebench-run/family"
+	"github.com/swebench-run/swebench-run/family/rebench"
 	"github.com/swebench-run/swebench-run/internal/pytext"
 	"github.com/swebench-run/swebench-run/results"
 )
@@ -49,8 +50,10 @@ func (Profile) Title() string { return "SWE-rebench-V2" }
 //
 // Any other install_config (a test_cmd string, a v1 parser) is SWE-rebench v1's.
 func (Profile) Match(inst *dataset.Instance) bool {
-	cfg, ok := rawInstallConfig(inst)
-	if !ok {
+	// The object with its null values kept (rebench.InstallConfig drops them, as the harnesses
+	// read them): V2 publishes its rows with every key, null where unset.
+	cfg, ok, err := inst.ObjectColumn(rebench.Column)
+	if err != nil || !ok {
 		return false
 	}
 	for _, k := range []string{"test_cmd", "install"} {
@@ -75,25 +78,9 @@ func (Profile) Match(inst *dataset.Instance) bool {
 // at 39316f79; its other keys are repositories).
 var v1Parsers = []string{"parse_log_pytest", "parse_log_pytest_options", "parse_log_pytest_v2"}
 
-// rawInstallConfig is the row's install_config as an object with its null values kept
-// (dataset's InstallConfig drops them, as the harnesses read them); ok is false when the row has
-// none, or one that is not an object.
-func rawInstallConfig(inst *dataset.Instance) (map[string]any, bool) {
-	switch x := inst.Extra[dataset.ColInstallConfig].(type) {
-	case map[string]any:
-		return x, true
-	case string:
-		var m map[string]any
-		if json.Unmarshal([]byte(x), &m) != nil || m == nil {
-			return nil, false
-		}
-		return m, true
-	}
-	return nil, false
-}
-
 // Prepare implements dataset.Family: the agent works in /<repository name> of the row's
-// image_name, as the harness runs the tests there.
+// image_name, as the harness runs the tests there; created_at, a timestamp (epoch milliseconds
+// in the harness's JSON files), becomes a date (createdAt).
 func (Profile) Prepare(inst *dataset.Instance) error {
 	var errs []error
 	if _, name, ok := strings.Cut(inst.Repo, "/"); !ok || name == "" {
@@ -104,6 +91,7 @@ func (Profile) Prepare(inst *dataset.Instance) error {
 	if inst.Image == "" {
 		errs = append(errs, &dataset.FieldError{Field: "image_name", Reason: "missing or empty: SWE-rebench-V2 rows name their image"})
 	}
+	inst.CreatedAt = createdAt(inst.CreatedAt)
 	return errors.Join(errs...)
 }
 

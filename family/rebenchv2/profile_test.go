@@ -167,7 +167,7 @@ func TestMatchAsTheHarnessAccepts(t *testing.T) {
 			}
 			inst := l.Instances[0]
 			if inst.Family != Name {
-				t.Fatalf("the row is read as %q, not SWE-rebench-V2's", inst.FamilyName())
+				t.Fatalf("the row is read as %q, not SWE-rebench-V2's", inst.Family)
 			}
 			task, err := TaskOf(inst)
 			if err != nil {

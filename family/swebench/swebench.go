@@ -1,10 +1,14 @@
 // Package swebench is the profile of the SWE-bench harness's family: the SWE-bench datasets
-// (Verified, Lite, full, Multilingual, Multimodal), SWE-rebench v1 and any row with their columns.
-// Its rows are used as they are (their image, /testbed, problem_statement), they are graded by
-// eval's built-in engine exactly as the SWE-bench harness grades them (a row's eval_script, or
-// the script SWE-rebench's harness fork builds from its install_config), predictions are the
+// (Verified, Lite, full, Multilingual, Multimodal) and any row with their columns. Its rows are
+// used as they are (their image, /testbed, problem_statement), they are graded by eval's built-in
+// engine exactly as the SWE-bench harness grades them (a row's eval_script), predictions are the
 // run's own preds.json, and verdicts are report.json and the run report, which compare reads
-// itself. It is also the family of every row no other profile recognises.
+// itself. It is also the family of every row no other profile recognises (Instance.Family "").
+//
+// The profile knows the official SWE-bench datasets: it declares them as named datasets
+// (Datasets), maps their older princeton-nlp/* ids to them (CanonicalRepo, IsOfficial), and, for
+// an evaluation, completes its rows that lack the harness-v5 columns from them (Complete, a
+// dataset.Completer).
 package swebench
 
 import (
@@ -12,13 +16,20 @@ import (
 	"github.com/swebench-run/swebench-run/family"
 )
 
+// Name is the family's name (dataset.NamedDataset.Family, dataset.Instance.Family); a row no
+// family takes (Instance.Family "") is this family's too.
+const Name = "swebench"
+
 // Profile is the SWE-bench harness's family.
 type Profile struct{}
 
-var _ family.Profile = Profile{}
+var (
+	_ family.Profile    = Profile{}
+	_ dataset.Completer = Profile{}
+)
 
 // Name implements dataset.Family.
-func (Profile) Name() string { return dataset.SWEbench }
+func (Profile) Name() string { return Name }
 
 // Title implements family.Profile.
 func (Profile) Title() string { return "SWE-bench" }
@@ -31,7 +42,7 @@ func (Profile) Match(*dataset.Instance) bool { return false }
 // dataset.LoadOptions.Require).
 func (Profile) Prepare(*dataset.Instance) error { return nil }
 
-// Grader implements family.Profile: nil, eval's built-in grading.
+// Grader implements family.Profile: nil, eval's built-in grading (the harness v5).
 func (Profile) Grader() family.Grader { return nil }
 
 // ExportPredictions implements family.Profile: the harness and sb-cli take the run's preds.json.

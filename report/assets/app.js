@@ -97,6 +97,13 @@
     return out;
   }
   function color(k) { return PALETTE[k % PALETTE.length]; }
+  // icolor is input k's colour: one per name, so a model keeps its colour on every dataset.
+  function icolor(k) { return color(D.hue[k]); }
+  // Datasets: inputs are compared within their dataset only; with several, names say which.
+  function multi() { return (S.compare.datasets || []).length > 1; }
+  function dsTitle(name) { return name === '' || name === undefined ? 'the dataset no run records' : name; }
+  function gateClass(v) { return 'gate ' + (v.outcome === 'regression' ? 'regression' : v.outcome === 'improvement' ? 'improvement' : 'same'); }
+  function gateText(v) { return v.candidate + ' vs ' + v.baseline + (multi() ? ' on ' + dsTitle(v.dataset) : '') + ': ' + v.line; }
   function badge(v) { return h('span', { class: 'badge v-' + v, text: VERDICTS[v] || v }); }
 
   // ---------- loading scripts ----------
@@ -227,7 +234,12 @@
   // ---------- derived data ----------
   function derive() {
     const N = S.ids.length;
-    const d = { N, idIndex: new Map(), flip: [], flipAny: new Int8Array(N), inputName: S.compare.inputs.map((x) => x.name) };
+    const several = (S.compare.datasets || []).length > 1;
+    const d = { N, idIndex: new Map(), flip: [], flipAny: new Int8Array(N),
+      inputLabel: S.compare.inputs.map((x) => several ? x.name + ' · ' + dsTitle(x.dataset) : x.name) };
+    // The input of a name on a dataset (names repeat over datasets: a sweep's models).
+    d.hue = S.compare.inputs.map((x) => S.compare.inputs.findIndex((y) => y.name === x.name));
+    d.inputIndex = (ds, name) => S.compare.inputs.findIndex((x) => x.name === name && (x.dataset || '') === (ds || ''));
     S.ids.forEach((id, i) => d.idIndex.set(id, i));
     d.flaky = new Uint8Array(N);
     for (const i of S.flaky) d.flaky[i] = 1;
@@ -343,10 +355,20 @@
       main.appendChild(h('details', { class: 'warnings' }, h('summary', { text: warns.length + (warns.length === 1 ? ' warning' : ' warnings') }),
         h('ul', null, warns.map((w) => h('li', { text: w })))));
     }
-    const cards = h('div', { class: 'grid cards' });
-    C.inputs.forEach((inp, k) => cards.appendChild(inputCard(inp, k)));
-    main.appendChild(cards);
+    if (multi()) {
+      for (const ds of C.datasets) {
+        main.appendChild(h('h2', { class: 'dataset-head', 'data-dataset': ds.name }, 'Dataset ' + dsTitle(ds.name), h('small', { text: datasetNote(ds) })));
+        const cards = h('div', { class: 'grid cards' });
+        C.inputs.forEach((inp, k) => { if (inp.dataset === ds.name) cards.appendChild(inputCard(inp, k)); });
+        main.appendChild(cards);
+      }
+    } else {
+      const cards = h('div', { class: 'grid cards' });
+      C.inputs.forEach((inp, k) => cards.appendChild(inputCard(inp, k)));
+      main.appendChild(cards);
+    }
     if (C.gate || (C.pairs && C.pairs.length)) main.appendChild(pairsTable());
+    if (C.pooled || C.variants) main.appendChild(pooledCard());
     const charts = h('div', { class: 'grid charts' });
     charts.appendChild(chartCard('Resolved vs. cost', 'mean cost per instance; line: Pareto frontier', chartCost()));
     charts.appendChild(chartCard('Outcomes', 'verdicts and exit statuses', chartStatus()));
@@ -376,10 +398,11 @@
     const m = inp.metrics || {};
     const vc = verdictCounts(k);
     const layouts = layoutName(first.report_layouts);
-    const meta = [first.model, first.dataset, runs.length > 1 ? runs.length + ' repeats' : kindName(first.kind) + (layouts ? ' (' + layouts + ')' : '')].filter(Boolean).join(' · ');
+    const dsMeta = multi() ? dsTitle(inp.dataset) + (first.dataset && first.dataset !== inp.dataset ? ' (' + first.dataset + ')' : '') : first.dataset;
+    const meta = [first.model, dsMeta, runs.length > 1 ? runs.length + ' repeats' : kindName(first.kind) + (layouts ? ' (' + layouts + ')' : '')].filter(Boolean).join(' · ');
     const card = h('div', { class: 'card input-card', 'data-input': k },
       h('div', { class: 'card-top' },
-        h('div', null, h('div', { class: 'name' }, h('span', { class: 'swatch', style: { background: color(k) } }), h('span', { 'data-k': 'name', text: inp.name })),
+        h('div', null, h('div', { class: 'name' }, h('span', { class: 'swatch', style: { background: icolor(k) } }), h('span', { 'data-k': 'name', text: inp.name })),
           h('div', { class: 'meta', text: meta })),
         h('a', { href: '#/instances?input=' + k, text: fmtInt(inp.instances) + ' instances →' })));
     const resolvedText = Number.isInteger(inp.resolved) ? fmtInt(inp.resolved) : inp.resolved.toFixed(2);
@@ -431,14 +454,23 @@
     const r = typeof run === 'number' ? run : S.runs.indexOf(run);
     return '#/i/' + encodeURIComponent(id) + '?' + new URLSearchParams(Object.assign({ r: String(r) }, extra || {}));
   }
+  function datasetNote(ds) {
+    const revs = (ds.revisions || []).map((r) => r.startsWith('sha256:') ? 'sha256:' + r.slice(7, 19) : r.slice(0, 12));
+    return [ds.dataset && ds.dataset !== ds.name ? ds.dataset : '', revs.length ? (revs.length > 1 ? 'revisions ' : 'revision ') + revs.join(', ') : '',
+      fmtInt(ds.instances) + ' instances', ds.inputs.length + (ds.inputs.length === 1 ? ' input' : ' inputs')].filter(Boolean).join(' · ');
+  }
   function pairsTable() {
     const C = S.compare;
     const card = h('div', { class: 'card section' }, h('h2', { text: C.gate ? 'Against the baseline ' + C.gate.baseline : 'Paired differences' }));
-    const t = h('table', null, h('thead', null, h('tr', null, ['B vs A', 'common', 'rate A', 'rate B', 'difference', 'CI', 'McNemar p', 'newly resolved', 'regressed', 'flaky'].map((x, i) => h('th', { class: i ? 'num' : '', text: x })))));
+    const several = multi();
+    const heads = ['B vs A', 'common', 'rate A', 'rate B', 'difference', 'CI', 'McNemar p', 'newly resolved', 'regressed', 'flaky'];
+    if (several) heads.splice(1, 0, 'dataset');
+    const t = h('table', null, h('thead', null, h('tr', null, heads.map((x, i) => h('th', { class: i && x !== 'dataset' ? 'num' : '', text: x })))));
     const tb = h('tbody');
     (C.pairs || []).forEach((p, n) => {
       tb.appendChild(h('tr', { 'data-pair': n },
         h('td', null, h('a', { href: '#/compare?pair=' + n, text: p.b + ' vs ' + p.a })),
+        several ? h('td', { 'data-k': 'dataset', text: dsTitle(p.dataset) }) : null,
         h('td', { class: 'num', text: fmtInt(p.common) }),
         h('td', { class: 'num', text: fmtPct(p.rate_a) }),
         h('td', { class: 'num', text: fmtPct(p.rate_b) }),
@@ -451,7 +483,29 @@
     });
     t.appendChild(tb);
     card.appendChild(t);
-    if (C.gate) for (const v of C.gate.verdicts) card.appendChild(h('div', { class: 'gate ' + (v.outcome === 'regression' ? 'regression' : v.outcome === 'improvement' ? 'improvement' : 'same'), text: v.candidate + ' vs ' + v.baseline + ': ' + v.line }));
+    if (C.gate) for (const v of C.gate.verdicts) card.appendChild(h('div', { class: gateClass(v), 'data-dataset': v.dataset, text: gateText(v) }));
+    if (C.gate) for (const po of C.pooled || []) card.appendChild(h('div', { class: 'gate pooled', text: po.b + ' vs ' + po.a + ' pooled (not gated): ' + po.line }));
+    return card;
+  }
+  // pooledCard: each input over its datasets, and each pair pooled over the datasets both are on.
+  function pooledCard() {
+    const C = S.compare;
+    const card = h('div', { class: 'card section pooled-card' }, h('h2', { text: 'Over ' + C.datasets.length + ' datasets' }),
+      h('p', { class: 'hint', text: 'Pairs are formed within each dataset, never across. By instance: every instance weighs alike; macro: every dataset alike. ' + C.methods.pooled + '.' }));
+    if ((C.variants || []).length) {
+      card.appendChild(h('table', { class: 'variants' }, h('thead', null, h('tr', null, ['input', 'datasets', 'covered', 'resolved', 'rate by instance', 'macro rate'].map((x, i) => h('th', { class: i > 1 ? 'num' : '', text: x })))),
+        h('tbody', null, C.variants.map((v) => h('tr', { 'data-variant': v.name }, h('td', { text: v.name }), h('td', { text: v.datasets.join(', ') }), h('td', { class: 'num', text: fmtInt(v.covered) }),
+          h('td', { class: 'num', text: +v.resolved.toFixed(2) }), h('td', { class: 'num', 'data-k': 'rate', text: fmtPct(v.resolved_rate) }), h('td', { class: 'num', 'data-k': 'macro-rate', text: fmtPct(v.macro_resolved_rate) }))))));
+    }
+    if ((C.pooled || []).length) {
+      const est = (e, b) => b ? fmtPts(b.difference) + ' [' + fmtPts(b.ci_low) + ', ' + fmtPts(b.ci_high) + ']' : e ? fmtPts(e.difference) + ' [' + fmtPts(e.ci_low) + ', ' + fmtPts(e.ci_high) + ']' : 'n/a';
+      card.appendChild(h('table', { class: 'pooled' }, h('thead', null, h('tr', null, ['B vs A', 'datasets', 'paired', 'rate A', 'rate B', 'newly', 'regressed', 'flaky', 'by instance (CI)', 'macro (CI)', 'McNemar p, pooled'].map((x, i) => h('th', { class: i > 1 ? 'num' : '', text: x })))),
+        h('tbody', null, C.pooled.map((po) => h('tr', { 'data-pooled': po.b + ' vs ' + po.a }, h('td', { text: po.b + ' vs ' + po.a }), h('td', { text: po.datasets.join(', ') }), h('td', { class: 'num', text: fmtInt(po.paired) }),
+          h('td', { class: 'num', text: fmtPct(po.rate_a) }), h('td', { class: 'num', text: fmtPct(po.rate_b) }), h('td', { class: 'num pos', text: fmtInt(po.newly_resolved) }), h('td', { class: 'num neg', text: fmtInt(po.regressed) }),
+          h('td', { class: 'num', text: fmtInt(po.flaky) }), h('td', { class: 'num', 'data-k': 'by-instance', text: est(po.by_instance, po.bootstrap && po.bootstrap.by_instance) }),
+          h('td', { class: 'num', 'data-k': 'macro', text: est(po.macro, po.bootstrap && po.bootstrap.macro) }), h('td', { class: 'num', 'data-k': 'pooled-p', text: fmtP(po.mcnemar_p) }))))));
+      if (C.pooled.some((po) => po.bootstrap)) card.appendChild(h('p', { class: 'hint', text: 'With repeats the differences are means over repeats with a bootstrap resampling instances within each dataset; the MOVER intervals of the single runs: ' + C.pooled.map((po) => po.b + ' vs ' + po.a + ' by instance ' + est(po.by_instance) + ', macro ' + est(po.macro)).join('; ') + '.' }));
+    }
     return card;
   }
   function runsTable() {
@@ -465,7 +519,7 @@
       let sum = 0, known = 0, all = 0;
       if (run.cells.c) run.cells.c.forEach((x, i) => { if (run.cells.v[i] === '.') return; all++; if (x !== null) { known++; sum += x; } });
       const cost = known ? sum : NaN;
-      tb.appendChild(h('tr', null, h('td', null, h('a', { href: '#/instances?cell=' + r, text: run.label })), h('td', { text: D.inputName[run.input] }),
+      tb.appendChild(h('tr', null, h('td', null, h('a', { href: '#/instances?cell=' + r, text: run.label })), h('td', { text: D.inputLabel[run.input] }),
         ...'RUEPN'.split('').map((v) => h('td', { class: 'num', text: fmtInt(c[v]) })), h('td', { class: 'num', text: fmtCost(cost) + over({ n: known, of: all }) })));
     });
     t.appendChild(tb);
@@ -492,7 +546,7 @@
     const pts = [];
     S.compare.inputs.forEach((inp, k) => {
       const m = inp.metrics || {};
-      if (m.cost && m.cost.n) pts.push({ k, name: inp.name, x: m.cost.mean, y: inp.resolved_rate, lo: S.inputs[k].ci_low, hi: S.inputs[k].ci_high });
+      if (m.cost && m.cost.n) pts.push({ k, name: D.inputLabel[k], x: m.cost.mean, y: inp.resolved_rate, lo: S.inputs[k].ci_low, hi: S.inputs[k].ci_high });
     });
     if (!pts.length) return empty('No input records its cost.');
     const W = 520, H = 240, L = 48, R = 16, T = 12, B = 36;
@@ -514,9 +568,9 @@
       g.appendChild(s('path', { d, fill: 'none', stroke: 'var(--faint)', 'stroke-width': 1.5, 'stroke-dasharray': '4 3' }));
     }
     for (const p of pts) {
-      if (p.lo !== undefined) g.appendChild(s('line', { x1: X(p.x), x2: X(p.x), y1: Y(p.lo), y2: Y(p.hi), stroke: color(p.k), 'stroke-width': 2, opacity: 0.4 }));
+      if (p.lo !== undefined) g.appendChild(s('line', { x1: X(p.x), x2: X(p.x), y1: Y(p.lo), y2: Y(p.hi), stroke: icolor(p.k), 'stroke-width': 2, opacity: 0.4 }));
       const onFront = front.includes(p);
-      g.appendChild(s('circle', { cx: X(p.x), cy: Y(p.y), r: onFront ? 6 : 5, fill: color(p.k), stroke: onFront ? 'var(--fg)' : 'none', 'stroke-width': 1.5 }, s('title', { text: `${p.name}: ${fmtPct(p.y)} resolved, ${fmtCost(p.x)} per instance` })));
+      g.appendChild(s('circle', { cx: X(p.x), cy: Y(p.y), r: onFront ? 6 : 5, fill: icolor(p.k), stroke: onFront ? 'var(--fg)' : 'none', 'stroke-width': 1.5 }, s('title', { text: `${p.name}: ${fmtPct(p.y)} resolved, ${fmtCost(p.x)} per instance` })));
       const right = X(p.x) > L + (W - L - R) * 0.7;
       g.appendChild(s('text', { class: 'lbl', x: X(p.x) + (right ? -9 : 9), y: Y(p.y) - 7, 'text-anchor': right ? 'end' : 'start', text: p.name }));
     }
@@ -531,7 +585,7 @@
     const rowH = 22, W = 520, L = 130, R = 50;
     const rows = [];
     inputs.forEach((inp, k) => {
-      rows.push({ label: inp.name, kind: 'verdicts', parts: VORDER.split('').map((v) => [VERDICTS[v], verdictCounts(k)[v], VCOLOR[v]]) });
+      rows.push({ label: D.inputLabel[k], kind: 'verdicts', parts: VORDER.split('').map((v) => [VERDICTS[v], verdictCounts(k)[v], VCOLOR[v]]) });
       if (sn.length) rows.push({ label: 'exit status', kind: 'status', parts: sn.map((n, j) => [n, (inp.exit_statuses || {})[n] || 0, scolor(n, j)]) });
     });
     const H = rows.length * (rowH + 8) + 8;
@@ -578,7 +632,7 @@
         if (!r || !r.covered) return;
         const rate = r.resolved / r.covered;
         g.appendChild(s('rect', { x: L, y: y0 + k * barH, width: X(1) - L, height: barH - 1, fill: 'var(--line2)', rx: 2 }));
-        g.appendChild(s('rect', { x: L, y: y0 + k * barH, width: Math.max(1, X(rate) - L), height: barH - 1, fill: color(k), rx: 2 }, s('title', { text: `${inp.name} on ${name}: ${+r.resolved.toFixed(2)} of ${r.covered} (${fmtPct(rate)})` })));
+        g.appendChild(s('rect', { x: L, y: y0 + k * barH, width: Math.max(1, X(rate) - L), height: barH - 1, fill: icolor(k), rx: 2 }, s('title', { text: `${D.inputLabel[k]} on ${name}: ${+r.resolved.toFixed(2)} of ${r.covered} (${fmtPct(rate)})` })));
         if (k === 0 || n === 1) g.appendChild(s('text', { x: W - R + 6, y: y0 + k * barH + barH - 1, text: `${+r.resolved.toFixed(1)}/${r.covered}` }));
       });
     });
@@ -587,7 +641,7 @@
     return wrap;
   }
   function legendInputs() {
-    return h('div', { class: 'legend' }, S.compare.inputs.map((inp, k) => h('span', null, h('i', { style: { background: color(k) } }), inp.name)));
+    return h('div', { class: 'legend' }, S.compare.inputs.map((inp, k) => h('span', null, h('i', { style: { background: icolor(k) } }), D.inputLabel[k])));
   }
   function chartHist(field, fmt, what) {
     const series = [];
@@ -625,7 +679,7 @@
     g.appendChild(s('line', { class: 'axis', x1: L, x2: W - R, y1: H - B, y2: H - B }));
     g.appendChild(s('text', { x: (L + W - R) / 2, y: H - 3, 'text-anchor': 'middle', text: what + ' per instance (count of instances)' }));
     bins.forEach((c, n) => {
-      const col = color(series[n].k);
+      const col = icolor(series[n].k);
       if (series.length === 1) {
         c.forEach((v, j) => { if (v) g.appendChild(s('rect', { x: X(edges[j]) + 1, y: Y(v), width: Math.max(1, X(edges[j + 1]) - X(edges[j]) - 2), height: Y(0) - Y(v), fill: col, opacity: 0.85, rx: 1.5 }, s('title', { text: `${fmt(edges[j])}–${fmt(edges[j + 1])}: ${v}` }))); });
       } else {
@@ -637,7 +691,7 @@
     });
     const wrap = h('div', null, g);
     const meds = series.map((x) => { const v = x.vals.slice().sort((a, b) => a - b); return [x.k, v[Math.floor((v.length - 1) / 2)], v[v.length - 1]]; });
-    wrap.appendChild(h('div', { class: 'legend' }, meds.map(([k, med, mx]) => h('span', null, h('i', { style: { background: color(k) } }), S.compare.inputs[k].name + ': median ' + fmt(med) + ', max ' + fmt(mx)))));
+    wrap.appendChild(h('div', { class: 'legend' }, meds.map(([k, med, mx]) => h('span', null, h('i', { style: { background: icolor(k) } }), D.inputLabel[k] + ': median ' + fmt(med) + ', max ' + fmt(mx)))));
     return wrap;
   }
   function chartTrend() {
@@ -651,16 +705,17 @@
     for (const t of niceTicks(ymin, ymax, 4)) { g.appendChild(s('line', { class: 'gridline', x1: L, x2: W - R, y1: Y(t), y2: Y(t) })); g.appendChild(s('text', { x: L - 6, y: Y(t) + 4, 'text-anchor': 'end', text: fmtPct(t, 0) })); }
     const every = Math.ceil(dates.length / 6);
     dates.forEach((d, j) => { if (j % every === 0 || j === dates.length - 1) g.appendChild(s('text', { x: X(d), y: H - B + 16, 'text-anchor': 'middle', text: d.slice(5) })); });
+    const trendName = (v) => tr.some((x) => x.dataset !== tr[0].dataset) ? v.variant + ' on ' + dsTitle(v.dataset) : v.variant;
     tr.forEach((v, k) => {
       const col = color(k);
       const pts = v.nights.map((n) => [X(n.date), Y(n.resolved_rate), n]);
       g.appendChild(s('polyline', { points: pts.map((p) => p[0] + ',' + p[1]).join(' '), fill: 'none', stroke: col, 'stroke-width': 2 }));
-      for (const [x, y, n] of pts) g.appendChild(s('circle', { cx: x, cy: y, r: 3.5, fill: col }, s('title', { text: `${v.variant} ${n.date}: ${fmtPct(n.resolved_rate)} (${n.resolved}/${n.evaluated}), ${fmtCost(n.cost)}` })));
+      for (const [x, y, n] of pts) g.appendChild(s('circle', { cx: x, cy: y, r: 3.5, fill: col }, s('title', { text: `${trendName(v)} ${n.date}: ${fmtPct(n.resolved_rate)} (${n.resolved}/${n.evaluated}), ${fmtCost(n.cost)}` })));
       const last = pts[pts.length - 1];
-      if (last) g.appendChild(s('text', { class: 'lbl', x: last[0] + 8, y: last[1] + 4, text: trunc(v.variant, 16) + (v.change !== undefined ? ' ' + fmtPts(v.change) : '') }));
+      if (last) g.appendChild(s('text', { class: 'lbl', x: last[0] + 8, y: last[1] + 4, text: trunc(trendName(v), 16) + (v.change !== undefined ? ' ' + fmtPts(v.change) : '') }));
     });
     const wrap = h('div', null, g);
-    const changes = tr.flatMap((v) => v.changes.map((c) => v.variant + ': ' + c));
+    const changes = tr.flatMap((v) => v.changes.map((c) => trendName(v) + ': ' + c));
     if (changes.length) wrap.appendChild(h('div', { class: 'note', text: 'Not comparable across: ' + changes.join('; ') }));
     return wrap;
   }
@@ -690,9 +745,9 @@
     sel('status', 'Exit status', [['', 'any']].concat(S.statuses.map((x) => [x, x])));
     sel('repo', 'Repository', [['', 'any']].concat(S.repos.map((x, i) => [String(i), x]).sort((a, b) => a[1].localeCompare(b[1]))));
     if (S.runs.length > 1) {
-      if (S.compare.inputs.length > 1 && S.compare.inputs.length < S.runs.length) sel('input', 'Input', [['', 'any']].concat(S.compare.inputs.map((x, k) => [String(k), x.name])));
+      if (S.compare.inputs.length > 1 && S.compare.inputs.length < S.runs.length) sel('input', 'Input', [['', 'any']].concat(S.compare.inputs.map((x, k) => [String(k), D.inputLabel[k]])));
       sel('cell', S.compare.inputs.length < S.runs.length ? 'Cell' : 'Run', [['', 'any']].concat(S.runs.map((x, r) => [String(r), x.label])));
-    } else if (S.compare.inputs.length > 1) sel('input', 'Input', [['', 'any']].concat(S.compare.inputs.map((x, k) => [String(k), x.name])));
+    } else if (S.compare.inputs.length > 1) sel('input', 'Input', [['', 'any']].concat(S.compare.inputs.map((x, k) => [String(k), D.inputLabel[k]])));
     if (S.flaky.length) sel('flaky', 'Flaky', [['', 'any'], ['1', 'flaky only'], ['0', 'stable only']]);
     if (S.runs.some((x) => x.cells.f.some((n) => n & 8))) sel('flagged', 'Flags', [['', 'any'], ['1', 'flagged'], ['2', 'revealed'], ['0', 'not flagged']]);
     if (S.env) sel('env', 'Environment', [['', 'any'], ['broken', 'broken'], ['ok', 'ok'], ['gold_fails', 'gold fails'], ['empty_passes', 'empty passes'], ['flaky', 'flaky'], ['infrastructure', 'infrastructure'], ['known_bad', 'known bad'], ['none', 'not validated']]);
@@ -893,7 +948,7 @@
         h('a', { class: 'btn', href: next ? instHref(S.ids[next[1]], next[0]) : undefined, disabled: !next, title: 'next (j)', text: '↓ next' }))));
     if (known.length > 1) {
       main.appendChild(h('div', { class: 'runs-bar' }, h('span', { class: 'hint', text: 'Runs:' }),
-        known.map(([run, rr]) => h('a', { class: 'chip' + (rr === r ? ' on' : ''), href: instHref(id, rr, vs >= 0 && vs !== rr ? { vs: String(vs) } : {}) }, h('span', { class: 'swatch', style: { background: color(run.input) } }), run.label, badge(run.cells.v[i]))),
+        known.map(([run, rr]) => h('a', { class: 'chip' + (rr === r ? ' on' : ''), href: instHref(id, rr, vs >= 0 && vs !== rr ? { vs: String(vs) } : {}) }, h('span', { class: 'swatch', style: { background: icolor(run.input) } }), run.label, badge(run.cells.v[i]))),
         h('span', { class: 'hint', style: { marginLeft: '12px' }, text: 'Side by side with:' }),
         (() => {
           const e = h('select', { id: 'vs', 'aria-label': 'side by side with' }, h('option', { value: '', text: 'none' }), known.filter(([, rr]) => rr !== r).map(([run, rr]) => h('option', { value: String(rr), text: run.label })));
@@ -918,7 +973,7 @@
     const v = c.v[i];
     const info = d.info || {};
     const head = h('div', { class: 'card' });
-    head.appendChild(h('div', { class: 'verdict-line' }, twoCols ? h('b', null, h('span', { class: 'swatch', style: { background: color(run.input), marginRight: '6px' } }), run.label) : null,
+    head.appendChild(h('div', { class: 'verdict-line' }, twoCols ? h('b', null, h('span', { class: 'swatch', style: { background: icolor(run.input), marginRight: '6px' } }), run.label) : null,
       h('span', { 'data-k': 'verdict' }, badge(v)), d.detail ? h('span', { class: 'status', text: d.detail }) : null));
     const facts = [];
     // A figure the run records but this instance lacks (no trajectory, no usage) shows as "–".
@@ -1076,23 +1131,41 @@
   }
 
   // ---------- compare ----------
+  // renderCompare draws the comparison dataset by dataset (inputs are paired within one, never
+  // across): its gate lines, its pairs and its instance × input matrix; then the figures over the
+  // datasets.
   function renderCompare(main, params) {
     const C = S.compare;
+    const several = multi();
+    const comparable = C.datasets.some((ds) => ds.inputs.length > 1);
     main.appendChild(h('div', { class: 'head' }, h('div', null, h('h1', { text: 'Compare' }),
-      h('div', { class: 'sub', text: C.inputs.length < 2 ? 'One input: nothing to compare. Give two or more inputs (runs, reports, sweep variants).' : 'Paired on the instances both inputs cover; flaky instances are left out. ' + C.methods.ci + '; ' + C.methods.test + '.' }))));
-    if (C.inputs.length < 2) return;
-    if (C.gate) for (const v of C.gate.verdicts) main.appendChild(h('div', { class: 'gate ' + (v.outcome === 'regression' ? 'regression' : v.outcome === 'improvement' ? 'improvement' : 'same'), text: v.candidate + ' vs ' + v.baseline + ': ' + v.line }));
+      h('div', { class: 'sub', text: !comparable ? 'One input' + (several ? ' per dataset' : '') + ': nothing to compare. Give two or more inputs (runs, reports, sweep variants)' + (several ? ' on one dataset' : '') + '.' :
+        'Paired on the instances both inputs cover' + (several ? ', within each dataset, never across datasets' : '') + '; flaky instances are left out. ' + C.methods.ci + '; ' + C.methods.test + '.' + (C.gate && several ? ' The gate adjusts each input\'s p-values by ' + C.gate.correction + '.' : '') }))));
+    if (!comparable) return;
     const want = params.get('pair');
-    const pairs = (C.pairs || []).map((p, n) => [p, n]).filter(([, n]) => want === null || want === '' || String(n) === want);
-    for (const [p, n] of pairs) main.appendChild(pairCard(p, n));
-    if (want !== null && want !== '' && C.pairs.length > 1) main.appendChild(h('p', null, h('a', { href: '#/compare', text: 'All ' + C.pairs.length + ' pairs →' })));
-    if (C.best) main.appendChild(h('p', { class: 'sub' }, 'Best input: ', h('b', { text: C.best }), '.'));
-    main.appendChild(matrixCard(params));
+    const one = want !== null && want !== '';
+    for (const ds of C.datasets) {
+      const pairs = (C.pairs || []).map((p, n) => [p, n]).filter(([p, n]) => (p.dataset || '') === (ds.name || '') && (!one || String(n) === want));
+      if (one && !pairs.length) continue;
+      const sec = h('section', { class: 'dataset', 'data-dataset': ds.name });
+      if (several) sec.appendChild(h('h2', { class: 'dataset-head' }, 'Dataset ' + dsTitle(ds.name), h('small', { text: datasetNote(ds) })));
+      if (C.gate) for (const v of C.gate.verdicts) if ((v.dataset || '') === (ds.name || '') && (!one || pairs.some(([p]) => p.b === v.candidate))) sec.appendChild(h('div', { class: gateClass(v), text: gateText(v) }));
+      for (const [p, n] of pairs) sec.appendChild(pairCard(p, n));
+      if (ds.best) sec.appendChild(h('p', { class: 'sub' }, 'Best input' + (several ? ' on ' + dsTitle(ds.name) : '') + ': ', h('b', { text: ds.best }), '.'));
+      if (!one && ds.inputs.length > 1) sec.appendChild(matrixCard(params, ds));
+      main.appendChild(sec);
+    }
+    if (one && C.pairs.length > 1) main.appendChild(h('p', null, h('a', { href: '#/compare', text: 'All ' + C.pairs.length + ' pairs →' })));
+    if (!one && (C.pooled || C.variants)) {
+      main.appendChild(pooledCard());
+      if (C.gate) for (const po of C.pooled || []) main.appendChild(h('div', { class: 'gate pooled', text: po.b + ' vs ' + po.a + ' pooled (not gated): ' + po.line }));
+    }
   }
   function pairCard(p, n) {
     const card = h('div', { class: 'card pair', 'data-pair': n });
-    const ka = D.inputName.indexOf(p.a), kb = D.inputName.indexOf(p.b);
-    card.appendChild(h('h2', null, h('span', { class: 'swatch', style: { background: color(kb), marginRight: '6px' } }), p.b, ' vs ', h('span', { class: 'swatch', style: { background: color(ka), margin: '0 6px' } }), p.a));
+    const ka = D.inputIndex(p.dataset, p.a), kb = D.inputIndex(p.dataset, p.b);
+    card.appendChild(h('h2', null, h('span', { class: 'swatch', style: { background: icolor(kb), marginRight: '6px' } }), p.b, ' vs ', h('span', { class: 'swatch', style: { background: icolor(ka), margin: '0 6px' } }), p.a,
+      multi() ? h('small', { class: 'on-dataset', text: ' on ' + dsTitle(p.dataset) }) : null));
     const diff = p.bootstrap ? p.bootstrap.difference : p.difference;
     card.appendChild(h('div', { class: 'big' }, h('span', { class: 'diffnum ' + (diff > 0 ? 'pos' : diff < 0 ? 'neg' : ''), 'data-k': 'difference', text: diff !== undefined ? fmtPts(diff) + ' points' : 'n/a' }),
       p.ci_low !== undefined ? h('span', { class: 'ci', text: fmtPct(S.compare.confidence_level, 0) + ' CI [' + fmtPts(p.ci_low) + ', ' + fmtPts(p.ci_high) + '] · McNemar p = ' + fmtP(p.mcnemar_p) }) : null,
@@ -1118,16 +1191,19 @@
     }
     return card;
   }
-  function matrixCard(params) {
+  // matrixCard: the instances of one dataset × its inputs (all of them, or where they disagree).
+  function matrixCard(params, ds) {
     const C = S.compare;
     const all = params.get('all') === '1';
-    const card = h('div', { class: 'card section' });
-    card.appendChild(h('div', { class: 'sec-title' }, h('h2', { text: 'Instance × input' }),
+    const card = h('div', { class: 'card section matrix-card', 'data-dataset': ds.name });
+    card.appendChild(h('div', { class: 'sec-title' }, h('h2', { text: 'Instance × input' + (multi() ? ' on ' + dsTitle(ds.name) : '') }),
       h('small', null, all ? h('a', { href: '#/compare', text: 'only where inputs disagree' }) : h('a', { href: '#/compare?all=1', text: 'show every instance' }))));
-    const cellRuns = C.inputs.map((_, k) => S.inputs[k].runs);
+    const ks = C.inputs.map((inp, k) => k).filter((k) => (C.inputs[k].dataset || '') === (ds.name || ''));
+    const cellRuns = ks.map((k) => S.inputs[k].runs);
     const rows = [];
     for (let i = 0; i < D.N; i++) {
       const vals = cellRuns.map((rs) => rs.map((r) => S.runs[r].cells.v[i]));
+      if (vals.every((vs) => vs.every((v) => v === '.'))) continue; // another dataset's instance
       if (!all) {
         const resolved = vals.map((vs) => vs.filter((v) => v === 'R').length / Math.max(1, vs.filter((v) => v !== '.' && v !== 'N').length));
         const covered = vals.map((vs) => vs.some((v) => v !== '.' && v !== 'N'));
@@ -1137,7 +1213,7 @@
       rows.push([i, vals]);
     }
     card.appendChild(h('p', { class: 'count' }, h('b', { 'data-k': 'matrix-rows', text: fmtInt(rows.length) }), all ? ' instances' : ' instances where the inputs disagree'));
-    const t = h('table', { class: 'matrix' }, h('thead', null, h('tr', null, h('th', { text: 'instance' }), C.inputs.map((inp, k) => h('th', { title: inp.name }, h('span', { class: 'swatch', style: { background: color(k), marginRight: '4px' } }), trunc(inp.name, 18))))));
+    const t = h('table', { class: 'matrix' }, h('thead', null, h('tr', null, h('th', { text: 'instance' }), ks.map((k) => h('th', { title: C.inputs[k].name }, h('span', { class: 'swatch', style: { background: icolor(k), marginRight: '4px' } }), trunc(C.inputs[k].name, 18))))));
     const tb = h('tbody');
     let shown = 0;
     const moreEl = h('div', { class: 'more' });
@@ -1146,7 +1222,7 @@
       for (let n = shown; n < end; n++) {
         const [i, vals] = rows[n];
         tb.appendChild(h('tr', null, h('td', { class: 'mono' }, h('a', { href: instHref(S.ids[i], firstKnown(i)), text: S.ids[i] })),
-          vals.map((vs, k) => h('td', { class: 'c' }, vs.map((v, j) => v === '.' ? h('span', { class: 'cX', title: 'not in this run' }) : h('a', { href: instHref(S.ids[i], S.inputs[k].runs[j]) }, h('span', { class: 'c' + v, title: C.inputs[k].name + ': ' + VERDICTS[v], text: v === 'R' ? '✓' : v === 'U' ? '✗' : v === 'E' ? '!' : v === 'P' ? '∅' : '–' })))))));
+          vals.map((vs, j) => h('td', { class: 'c' }, vs.map((v, r) => v === '.' ? h('span', { class: 'cX', title: 'not in this run' }) : h('a', { href: instHref(S.ids[i], S.inputs[ks[j]].runs[r]) }, h('span', { class: 'c' + v, title: C.inputs[ks[j]].name + ': ' + VERDICTS[v], text: v === 'R' ? '✓' : v === 'U' ? '✗' : v === 'E' ? '!' : v === 'P' ? '∅' : '–' })))))));
       }
       shown = end;
       moreEl.textContent = end < rows.length ? 'Scroll for more (' + fmtInt(rows.length - end) + ' left)' : '';

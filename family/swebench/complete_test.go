@@ -1,4 +1,4 @@
-package dataset
+package swebench
 
 import (
 	"context"
@@ -10,32 +10,58 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/swebench-run/swebench-run/dataset"
+	"github.com/swebench-run/swebench-run/testutil/testenv"
+)
+
+const (
+	shaOld = "1111111111111111111111111111111111111111"
+	shaNew = "2222222222222222222222222222222222222222"
 )
 
 // officialHub serves SWE-bench/SWE-bench_Verified with the harness-v5 columns and
 // princeton-nlp/SWE-bench_Verified as its column-less older copy (50 rows).
 func officialHub(t *testing.T) *fakeHub {
 	hub := newFakeHub(t)
-	hub.addCommit("SWE-bench/SWE-bench_Verified", "main", shaNew, map[string][]byte{
+	hub.publish("SWE-bench/SWE-bench_Verified", shaNew, map[string][]byte{
 		"data/test-00000-of-00001.parquet": fixtureBytes(t, "datasets/SWE-bench_Verified.test.parquet"),
 	})
-	hub.addCommit("princeton-nlp/SWE-bench_Verified", "main", shaOld, map[string][]byte{
+	hub.publish("princeton-nlp/SWE-bench_Verified", shaOld, map[string][]byte{
 		"data/test-00000-of-00001.parquet": fixtureBytes(t, "datasets/SWE-bench_Verified.first50.hf-layout.parquet"),
 	})
 	return hub
 }
 
+// loadOpts reads datasets from hub into a fresh cache as cmd does: this family, its named datasets.
+func loadOpts(t *testing.T, hub *fakeHub) dataset.LoadOptions {
+	named := Profile{}.Datasets()
+	for k := range named {
+		named[k].Family = Name
+	}
+	return dataset.LoadOptions{HFEndpoint: hub.srv.URL, CacheDir: t.TempDir(), Named: named, Families: []dataset.Family{Profile{}}}
+}
+
+func loadFixture(t *testing.T, rel string) *dataset.Loaded {
+	t.Helper()
+	l, err := dataset.Load(context.Background(), testenv.Fixtures(t, filepath.FromSlash(rel)), dataset.LoadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return l
+}
+
 func TestCompleteFromOfficialDataset(t *testing.T) {
 	hub := officialHub(t)
-	opts := hub.opts(t)
+	opts := loadOpts(t, hub)
 	var progress strings.Builder
-	opts.Progress, opts.Require, opts.Complete = &progress, RequireRun|RequireEval, true
-	fixtureRows := map[string]Instance{}
+	opts.Progress, opts.Require, opts.Complete = &progress, dataset.RequireRun|dataset.RequireEval, true
+	fixtureRows := map[string]dataset.Instance{}
 	for _, inst := range loadFixture(t, "datasets/SWE-bench_Verified.test.parquet").Instances {
 		fixtureRows[inst.InstanceID] = inst
 	}
 
-	named, err := Load(context.Background(), "verified", opts)
+	named, err := dataset.Load(context.Background(), "verified", opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -48,7 +74,7 @@ func TestCompleteFromOfficialDataset(t *testing.T) {
 	}
 
 	progress.Reset()
-	old, err := Load(context.Background(), "hf:princeton-nlp/SWE-bench_Verified", opts)
+	old, err := dataset.Load(context.Background(), "hf:princeton-nlp/SWE-bench_Verified", opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -59,12 +85,12 @@ func TestCompleteFromOfficialDataset(t *testing.T) {
 	if got := progress.String(); !strings.Contains(got, wantLine) || strings.Count(got, "no eval_script") != 1 {
 		t.Errorf("got progress %q, want the one line %q", got, wantLine)
 	}
-	wantCompleted := []Completion{{HFRepo: "SWE-bench/SWE-bench_Verified", Split: "test", Revision: "main", ResolvedSHA: shaNew, Rows: 50,
+	wantCompleted := []dataset.Completion{{HFRepo: "SWE-bench/SWE-bench_Verified", Split: "test", Revision: "main", ResolvedSHA: shaNew, Rows: 50,
 		Files: named.Source.Files}}
 	if !reflect.DeepEqual(old.Source.Completed, wantCompleted) {
 		t.Errorf("got completed %+v, want %+v", old.Source.Completed, wantCompleted)
 	}
-	byID := map[string]Instance{}
+	byID := map[string]dataset.Instance{}
 	for _, inst := range named.Instances {
 		byID[inst.InstanceID] = inst
 	}
@@ -93,12 +119,12 @@ func TestCompleteFromOfficialDataset(t *testing.T) {
 	// Offline, everything comes from the cache.
 	hub.reset()
 	opts.Offline = true
-	again, err := Load(context.Background(), "hf:princeton-nlp/SWE-bench_Verified", opts)
+	again, err := dataset.Load(context.Background(), "hf:princeton-nlp/SWE-bench_Verified", opts)
 	if err != nil {
 		t.Fatalf("offline: %v", err)
 	}
-	if len(hub.requests) != 0 || again.Instances[0].EvalScript != old.Instances[0].EvalScript {
-		t.Errorf("offline: %d requests, eval_script equal %t", len(hub.requests), again.Instances[0].EvalScript == old.Instances[0].EvalScript)
+	if n := hub.count("/"); n != 0 || again.Instances[0].EvalScript != old.Instances[0].EvalScript {
+		t.Errorf("offline: %d requests, eval_script equal %t", n, again.Instances[0].EvalScript == old.Instances[0].EvalScript)
 	}
 
 	// A resume that completes from another version of the official dataset is not comparable.
@@ -106,11 +132,11 @@ func TestCompleteFromOfficialDataset(t *testing.T) {
 		t.Errorf("same completion source: %v", err)
 	}
 	const shaNewer = "3333333333333333333333333333333333333333"
-	hub.addCommit("SWE-bench/SWE-bench_Verified", "main", shaNewer, map[string][]byte{
+	hub.publish("SWE-bench/SWE-bench_Verified", shaNewer, map[string][]byte{
 		"data/test-00000-of-00001.parquet": fixtureBytes(t, "datasets/SWE-bench_Verified.test.2026-02-16.parquet"),
 	})
 	opts.Offline = false
-	newer, err := Load(context.Background(), "hf:princeton-nlp/SWE-bench_Verified", opts)
+	newer, err := dataset.Load(context.Background(), "hf:princeton-nlp/SWE-bench_Verified", opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -122,7 +148,7 @@ func TestCompleteFromOfficialDataset(t *testing.T) {
 	// Without Complete, nothing is downloaded for the rows.
 	hub.reset()
 	opts.Offline, opts.Complete = false, false
-	plain, err := Load(context.Background(), "hf:princeton-nlp/SWE-bench_Verified", opts)
+	plain, err := dataset.Load(context.Background(), "hf:princeton-nlp/SWE-bench_Verified", opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -130,6 +156,14 @@ func TestCompleteFromOfficialDataset(t *testing.T) {
 		t.Errorf("without Complete: eval_script %d bytes, %d requests for the official dataset", len(plain.Instances[0].EvalScript), hub.count("SWE-bench/SWE-bench_Verified"))
 	}
 }
+
+// otherFamily takes the rows with an x_other column: rows of another family are graded from
+// their own columns and never completed.
+type otherFamily struct{}
+
+func (otherFamily) Name() string                         { return "other" }
+func (otherFamily) Match(inst *dataset.Instance) bool    { _, ok := inst.Extra["x_other"]; return ok }
+func (otherFamily) Prepare(inst *dataset.Instance) error { return nil }
 
 func TestCompleteNamesRowsThatCannotBeGraded(t *testing.T) {
 	hub := officialHub(t)
@@ -140,20 +174,20 @@ func TestCompleteNamesRowsThatCannotBeGraded(t *testing.T) {
 	data := row(verified[0].InstanceID, "0000000000000000000000000000000000000000", "") +
 		row(verified[1].InstanceID, verified[1].BaseCommit, "") +
 		row("acme__widget-42", "abc", "") +
-		row("acme__widget-43", "abc", `,"install_config":{"test_cmd":"pytest -rA","log_parser":"parse_log_pytest"}`)
+		row("acme__widget-43", "abc", `,"x_other":true`)
 	path := filepath.Join(t.TempDir(), "tasks.jsonl")
 	if err := os.WriteFile(path, []byte(data), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	opts := hub.opts(t)
-	opts.Require, opts.Complete = RequireEval, true
-	_, err := Load(context.Background(), path, opts)
+	opts := loadOpts(t, hub)
+	opts.Require, opts.Complete, opts.Families = dataset.RequireEval, true, []dataset.Family{otherFamily{}, Profile{}}
+	_, err := dataset.Load(context.Background(), path, opts)
 	var ne *NoEvalSourceError
 	if !errors.As(err, &ne) {
 		t.Fatalf("got %v, want a *NoEvalSourceError", err)
 	}
 	if want := []string{"acme__widget-42", verified[0].InstanceID}; !reflect.DeepEqual(ne.IDs, want) {
-		t.Errorf("got ids %v, want %v (the row with an install_config is gradable, the one with the right base_commit was completed)", ne.IDs, want)
+		t.Errorf("got ids %v, want %v (the row of another family is graded from its own columns, the one with the right base_commit was completed)", ne.IDs, want)
 	}
 	for _, want := range []string{
 		verified[0].InstanceID + " (SWE-bench/SWE-bench_Verified:test@" + shaNew[:12] + " has it with another base_commit",
@@ -168,15 +202,15 @@ func TestCompleteNamesRowsThatCannotBeGraded(t *testing.T) {
 	// A hub that does not answer is asked once, not once per official dataset.
 	dead := httptest.NewServer(nil)
 	dead.Close()
-	opts = LoadOptions{HFEndpoint: dead.URL, CacheDir: t.TempDir(), Retries: 1, retryDelay: 1, Complete: true}
-	_, err = Load(context.Background(), path, opts)
+	opts = dataset.LoadOptions{HFEndpoint: dead.URL, CacheDir: t.TempDir(), Retries: 1, Complete: true, Families: []dataset.Family{Profile{}}}
+	_, err = dataset.Load(context.Background(), path, opts)
 	if !errors.As(err, &ne) || len(ne.Tried) != 1 || !strings.Contains(ne.Tried[0], "SWE-bench/SWE-bench_Verified:test") {
 		t.Errorf("unreachable hub: got %v", err)
 	}
 
 	// Offline with an empty cache: every official dataset is looked up in the cache only.
-	opts = LoadOptions{HFEndpoint: dead.URL, CacheDir: t.TempDir(), Offline: true, Complete: true}
-	_, err = Load(context.Background(), path, opts)
+	opts = dataset.LoadOptions{HFEndpoint: dead.URL, CacheDir: t.TempDir(), Offline: true, Complete: true, Families: []dataset.Family{Profile{}}}
+	_, err = dataset.Load(context.Background(), path, opts)
 	if !errors.As(err, &ne) || len(ne.Tried) != len(completionSources) {
 		t.Fatalf("offline: got %v", err)
 	}
@@ -184,6 +218,11 @@ func TestCompleteNamesRowsThatCannotBeGraded(t *testing.T) {
 		if !strings.Contains(tr, "(offline, not in the cache)") {
 			t.Errorf("offline: %q does not say the lookup was offline", tr)
 		}
+	}
+
+	// Without the family, nothing completes the rows.
+	if l, err := dataset.Load(context.Background(), path, dataset.LoadOptions{Complete: true, Offline: true, CacheDir: t.TempDir()}); err != nil || l.Source.Completed != nil {
+		t.Errorf("without the family: %v, completed %+v", err, l)
 	}
 }
 
@@ -203,48 +242,18 @@ func TestCanonicalRepo(t *testing.T) {
 			t.Errorf("CanonicalRepo(%q) = %q, want %q", tt.in, got, tt.want)
 		}
 	}
-	for _, d := range Named() {
-		if strings.HasPrefix(d.HFRepo, "princeton-nlp/") {
-			t.Errorf("named dataset %s still points at %s; harness 5.x resolves names to SWE-bench/*", d.Name, d.HFRepo)
+	// The named datasets are the official ones, under their SWE-bench/* ids, as harness 5.x
+	// resolves them; completion looks in each of them.
+	for _, d := range (Profile{}).Datasets() {
+		if !IsOfficial(d.HFRepo) || CanonicalRepo(d.HFRepo) != d.HFRepo {
+			t.Errorf("named dataset %s points at %s; harness 5.x resolves names to the official SWE-bench/* ids", d.Name, d.HFRepo)
+		}
+		found := false
+		for _, c := range completionSources {
+			found = found || (c.repo == d.HFRepo && c.split == d.Split)
+		}
+		if !found {
+			t.Errorf("named dataset %s (%s:%s) is not a completion source", d.Name, d.HFRepo, d.Split)
 		}
 	}
-}
-
-func TestCachedColumns(t *testing.T) {
-	hub := officialHub(t)
-	opts := hub.opts(t)
-	verified, _ := LookupNamed("verified")
-	if _, _, err := CachedColumns(verified, opts); !errors.Is(err, ErrNotCached) {
-		t.Fatalf("before any download: got %v, want ErrNotCached", err)
-	}
-	if _, err := Load(context.Background(), "verified", opts); err != nil {
-		t.Fatal(err)
-	}
-	hub.reset()
-	cols, sha, err := CachedColumns(verified, opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got, want := ExtraColumns(cols), []string{"difficulty", "eval_script", "log_parser", "eval_type", "image"}; sha != shaNew || !sameSet(got, want) {
-		t.Errorf("got extra columns %v at %s, want %v at %s", got, sha, want, shaNew)
-	}
-	if len(hub.requests) != 0 {
-		t.Errorf("CachedColumns made %d requests; it must not touch the network", len(hub.requests))
-	}
-}
-
-func sameSet(a, b []string) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	m := map[string]bool{}
-	for _, x := range a {
-		m[x] = true
-	}
-	for _, x := range b {
-		if !m[x] {
-			return false
-		}
-	}
-	return true
 }

@@ -1,8 +1,10 @@
-package logparse
+package rebench
 
 import (
 	"reflect"
 	"testing"
+
+	"github.com/swebench-run/swebench-run/eval/logparse"
 )
 
 // The SWE-rebench fork's parsers are SWE-bench harness 4.0's: where harness v5 changed them, the
@@ -32,7 +34,7 @@ func TestSWERebenchParsers(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			rp, err := GetSWERebench(tt.name)
+			rp, err := Parser(tt.name)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -40,14 +42,14 @@ func TestSWERebenchParsers(t *testing.T) {
 			if !reflect.DeepEqual(got.Statuses(), tt.rebench) {
 				t.Errorf("SWE-rebench: got %v, want %v", got.Statuses(), tt.rebench)
 			}
-			hp, _ := Get(tt.name)
+			hp, _ := logparse.Get(tt.name)
 			got, _ = hp(log, "o__r-1")
 			if !reflect.DeepEqual(got.Statuses(), tt.harness5) {
 				t.Errorf("harness v5: got %v, want %v", got.Statuses(), tt.harness5)
 			}
 		})
 	}
-	if _, err := GetSWERebench("parse_log_django"); err == nil {
+	if _, err := Parser("parse_log_django"); err == nil {
 		t.Error("parse_log_django is not in the fork's table of parser names; want an error")
 	}
 }

@@ -1,4 +1,4 @@
-package eval
+package rebench
 
 import (
 	"reflect"
@@ -6,7 +6,22 @@ import (
 	"testing"
 
 	"github.com/swebench-run/swebench-run/dataset"
+	"github.com/swebench-run/swebench-run/eval"
 )
+
+func testLog(body string, after ...string) string {
+	return "+ git apply -v -\n+ : '>>>>> Start Test Output'\n" + body + "\n+ : '>>>>> End Test Output'\n" + strings.Join(after, "\n")
+}
+
+func tr(success, failure []string) eval.TestResults {
+	if success == nil {
+		success = []string{}
+	}
+	if failure == nil {
+		failure = []string{}
+	}
+	return eval.TestResults{Success: success, Failure: failure}
+}
 
 // rebenchTestPatch changes a test file, adds one, deletes one, and changes a data file, as real
 // SWE-rebench test patches do.
@@ -59,10 +74,10 @@ func rebenchRow(repo, testPatch string, cfg any) dataset.Instance {
 	}
 }
 
-// TestRebenchScriptMatchesTheForkTemplate compares RebenchScript with scripts written by hand
+// TestScriptMatchesTheForkTemplate compares Script with scripts written by hand
 // from SWE-rebench's harness fork: make_eval_script_list_py of swebench/harness/test_spec/python.py
 // with the install_config as _clean_install_config of swebench/harness/utils.py leaves it.
-func TestRebenchScriptMatchesTheForkTemplate(t *testing.T) {
+func TestScriptMatchesTheForkTemplate(t *testing.T) {
 	tests := []struct {
 		name string
 		inst dataset.Instance
@@ -157,19 +172,18 @@ func TestRebenchScriptMatchesTheForkTemplate(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, err := RebenchScript(tt.inst)
+			got, err := Script(tt.inst)
 			if err != nil {
 				t.Fatal(err)
 			}
 			if got != tt.want {
 				t.Errorf("got script\n%s\nwant\n%s", got, tt.want)
 			}
-			via, err := Script(tt.inst)
-			if err != nil || via != got {
-				t.Errorf("Script: got %v, a different script: %t", err, via != got)
+			if !(Profile{}).Match(&tt.inst) {
+				t.Error("the profile does not take the row")
 			}
-			if err := CheckInstances([]dataset.Instance{tt.inst}); err != nil {
-				t.Errorf("CheckInstances: %v", err)
+			if err := (Profile{}).Grader().Check([]dataset.Instance{tt.inst}); err != nil {
+				t.Errorf("Check: %v", err)
 			}
 		})
 	}
@@ -210,7 +224,7 @@ func TestUnidiffFiles(t *testing.T) {
 	}
 }
 
-func TestRebenchRowsThatCannotBeGraded(t *testing.T) {
+func TestRowsThatCannotBeGraded(t *testing.T) {
 	tests := []struct {
 		name string
 		cfg  any
@@ -228,20 +242,17 @@ func TestRebenchRowsThatCannotBeGraded(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			inst := rebenchRow("o/r", rebenchTestPatch, tt.cfg)
 			inst.BaseCommit = tt.base
-			err := CheckInstances([]dataset.Instance{inst})
+			err := (Profile{}).Grader().Check([]dataset.Instance{inst})
 			if err == nil || !strings.Contains(err.Error(), tt.want) || !strings.Contains(err.Error(), "oemof__tespy-653") {
 				t.Errorf("got %v, want an error naming the instance and containing %q", err, tt.want)
 			}
 		})
 	}
-	if err := CheckInstances([]dataset.Instance{{InstanceID: "a__b-1"}}); err == nil || !strings.Contains(err.Error(), "neither an eval_script") {
-		t.Errorf("a row without any eval source: got %v", err)
-	}
 }
 
-// TestGradeRebench checks the grading rules of SWE-rebench's harness fork (harness 4.0's
+// TestGrade checks the grading rules of SWE-rebench's harness fork (harness 4.0's
 // get_logs_eval and get_eval_tests_report), including where they differ from harness v5.
-func TestGradeRebench(t *testing.T) {
+func TestGrade(t *testing.T) {
 	cfg := func(parser string) map[string]any {
 		return map[string]any{"test_cmd": "pytest -rA", "log_parser": parser}
 	}
@@ -257,8 +268,8 @@ func TestGradeRebench(t *testing.T) {
 		log          string
 		wantApplied  bool
 		wantResolved bool
-		wantF2P      TestResults
-		wantP2P      TestResults
+		wantF2P      eval.TestResults
+		wantP2P      eval.TestResults
 	}{
 		{name: "all pass", inst: inst("o/r", "parse_log_pytest", a, b), log: testLog("PASSED t.py::a\nPASSED t.py::b"),
 			wantApplied: true, wantResolved: true, wantF2P: tr(a, nil), wantP2P: tr(b, nil)},

@@ -1,4 +1,4 @@
-package eval
+package rebench
 
 import (
 	"context"
@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"github.com/swebench-run/swebench-run/dataset"
+	"github.com/swebench-run/swebench-run/eval"
+	"github.com/swebench-run/swebench-run/family"
 	"github.com/swebench-run/swebench-run/sandbox"
 	"github.com/swebench-run/swebench-run/testutil/testenv"
 )
@@ -53,18 +55,18 @@ func rebenchDemoRows(t *testing.T, extraF2P map[string][]string) []dataset.Insta
 	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	l, err := dataset.Load(context.Background(), path, dataset.LoadOptions{Require: dataset.RequireRun | dataset.RequireEval, Complete: true})
+	l, err := dataset.Load(context.Background(), path, dataset.LoadOptions{Require: dataset.RequireRun | dataset.RequireEval, Complete: true, Families: []dataset.Family{Profile{}}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	return l.Instances
 }
 
-// TestRebenchRowsGradeInContainers evaluates SWE-rebench-shaped rows in real containers of the
+// TestRowsGradeInContainers evaluates SWE-rebench-shaped rows in real containers of the
 // demo images, with the script and grading of SWE-rebench's harness fork: the gold patch
 // resolves, a patch that fixes nothing does not, and a FAIL_TO_PASS test the suite does not have
 // is a failure.
-func TestRebenchRowsGradeInContainers(t *testing.T) {
+func TestRowsGradeInContainers(t *testing.T) {
 	engine := testenv.Docker(t)
 	const id = "demo__slugkit-23"
 	missing := "tests/test_slugify.py::test_not_in_the_suite"
@@ -76,8 +78,8 @@ func TestRebenchRowsGradeInContainers(t *testing.T) {
 			inst, instMissing = rows[k], withMissing[k]
 		}
 	}
-	if inst.EvalScript != "" || !isRebench(inst) || inst.Image == "" {
-		t.Fatalf("the row is not SWE-rebench-shaped: eval_script %d bytes, image %q", len(inst.EvalScript), inst.Image)
+	if inst.EvalScript != "" || inst.Family != Name || inst.Image == "" {
+		t.Fatalf("the row is not SWE-rebench-shaped: family %q, eval_script %d bytes, image %q", inst.Family, len(inst.EvalScript), inst.Image)
 	}
 	testenv.RequireImage(t, engine, inst.Image)
 
@@ -95,28 +97,36 @@ func TestRebenchRowsGradeInContainers(t *testing.T) {
 		inst         dataset.Instance
 		patch        string
 		wantResolved bool
-		wantF2P      TestResults
+		wantF2P      eval.TestResults
 	}{
 		{"planted fix resolves", inst, inst.Patch, true, tr(inst.FailToPass, nil)},
 		{"a patch that fixes nothing does not", inst, notAFix, false, tr(nil, inst.FailToPass)},
 		{"a missing test fails", instMissing, inst.Patch, false, tr(inst.FailToPass, []string{missing})},
 	}
+	graders := func(name string) family.Grader {
+		if name == Name {
+			return Profile{}.Grader()
+		}
+		return nil
+	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			out := t.TempDir()
-			ev, err := New(Options{OutDir: out, RunID: runID, Starter: &SandboxStarter{Backend: engine, RunID: runID}})
+			ev, err := eval.New(eval.Options{OutDir: out, RunID: runID, Starter: &eval.SandboxStarter{Backend: engine, RunID: runID}, Graders: graders})
 			if err != nil {
 				t.Fatal(err)
 			}
-			res, err := ev.Evaluate(context.Background(), tt.inst, pred(id, tt.patch))
+			patch := tt.patch
+			p := eval.Prediction{InstanceID: id, ModelNameOrPath: "org/model", ModelPatch: &patch}
+			res, err := ev.Evaluate(context.Background(), tt.inst, p)
 			if err != nil {
 				t.Fatal(err)
 			}
-			logOut, _ := os.ReadFile(filepath.Join(out, id, testOutputFile))
+			logOut, _ := os.ReadFile(filepath.Join(out, id, "test_output.txt"))
 			if res.Report == nil {
 				t.Fatalf("no report: %s %s: %s\n%s", res.Outcome, res.ErrorKind, res.Reason, logOut)
 			}
-			if res.Report.Resolved != tt.wantResolved || (res.Outcome == Resolved) != tt.wantResolved {
+			if res.Report.Resolved != tt.wantResolved || (res.Outcome == eval.Resolved) != tt.wantResolved {
 				t.Errorf("got resolved %t (%s), want %t\n%s", res.Report.Resolved, res.Outcome, tt.wantResolved, logOut)
 			}
 			ts := res.Report.TestsStatus
@@ -127,10 +137,10 @@ func TestRebenchRowsGradeInContainers(t *testing.T) {
 				t.Errorf("got FAIL_TO_PASS %+v, PASS_TO_PASS %+v; want %+v, every PASS_TO_PASS test passing", ts.FailToPass, ts.PassToPass, tt.wantF2P)
 			}
 			// The script run is the fork's, and the test command ran as it wrote it.
-			script, _ := os.ReadFile(filepath.Join(out, id, evalScriptFile))
-			want, _ := RebenchScript(tt.inst)
+			script, _ := os.ReadFile(filepath.Join(out, id, "eval.sh"))
+			want, _ := Script(tt.inst)
 			if string(script) != want {
-				t.Errorf("eval.sh differs from RebenchScript:\n%s", script)
+				t.Errorf("eval.sh differs from Script:\n%s", script)
 			}
 			if !strings.Contains(string(logOut), "+ LANG=C.UTF-8\n+ LC_ALL=C.UTF-8\n+ pytest --no-header -rA --tb=no -p no:cacheprovider tests/test_slugify.py\n") {
 				t.Errorf("the test command did not run as the fork writes it:\n%s", logOut)
@@ -139,6 +149,16 @@ func TestRebenchRowsGradeInContainers(t *testing.T) {
 			again, err := Grade(tt.inst, string(logOut))
 			if err != nil || !reflect.DeepEqual(again, *res.Report) {
 				t.Errorf("regrade: got %+v, %v; want %+v", again, err, *res.Report)
+			}
+			_, regraded, err := eval.RegradeFromLogs(eval.RegradeOptions{LogsDir: out, OutDir: t.TempDir(), RunID: runID, Graders: graders},
+				[]dataset.Instance{tt.inst}, map[string]eval.Prediction{id: p})
+			if err != nil || len(regraded) != 1 || regraded[0].Report == nil || !reflect.DeepEqual(*regraded[0].Report, *res.Report) {
+				t.Errorf("eval --from-logs: got %+v, %v; want the report %+v", regraded, err, *res.Report)
+			}
+			// A second evaluation reuses the report (resume).
+			reused, err := ev.Evaluate(context.Background(), tt.inst, p)
+			if err != nil || reused.Report == nil || !reflect.DeepEqual(*reused.Report, *res.Report) {
+				t.Errorf("resume: got %+v, %v", reused, err)
 			}
 		})
 	}
