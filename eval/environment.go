@@ -28,14 +28,6 @@ type Environment struct {
 // Evidence is the environment's evidence in one line, for the run report.
 func (env *Environment) Evidence() string { return env.Reason }
 
-// validationOf returns the instance's validation, when Options.Validation knows one.
-func (e *Evaluator) validationOf(id string) (validation.Record, bool) {
-	if e.opts.Validation == nil {
-		return validation.Record{}, false
-	}
-	return e.opts.Validation(id)
-}
-
 // afterGrading completes a prediction's result: its repeated gradings (Options.Repeat), then
 // whether its failure is the environment's.
 func (e *Evaluator) afterGrading(ctx context.Context, inst dataset.Instance, pred Prediction, res Result) (Result, error) {
@@ -57,7 +49,7 @@ func (e *Evaluator) afterGrading(ctx context.Context, inst dataset.Instance, pre
 		}
 		res.Repeats = verdicts
 	}
-	res.Environment = e.environmentOf(inst, res)
+	res.Environment = environmentOf(inst, res, filepath.Join(e.opts.OutDir, inst.InstanceID), e.opts.Graders, e.opts.Validation)
 	return res, nil
 }
 
@@ -76,7 +68,8 @@ func (r Result) Unstable() bool {
 	return false
 }
 
-// environmentOf decides whether an unresolved prediction failed the way its environment fails:
+// environmentOf decides whether an unresolved prediction, graded into dir, failed the way its
+// environment fails (validationOf as Options.Validation, nil for none):
 //
 //   - the instance's validation (Options.Validation) says the gold patch fails, and every test
 //     the prediction fails fails the same way under the gold patch (or no test is collected,
@@ -86,11 +79,15 @@ func (r Result) Unstable() bool {
 //
 // A validation that finds the gold patch resolving the instance makes any failure the
 // prediction's.
-func (e *Evaluator) environmentOf(inst dataset.Instance, res Result) *Environment {
+func environmentOf(inst dataset.Instance, res Result, dir string, graders func(string) family.Grader, validationOf func(string) (validation.Record, bool)) *Environment {
 	if res.Outcome != Unresolved {
 		return nil
 	}
-	rec, validated := e.validationOf(inst.InstanceID)
+	var rec validation.Record
+	validated := false
+	if validationOf != nil {
+		rec, validated = validationOf(inst.InstanceID)
+	}
 	if validated && rec.FromKnownBad() && rec.Outcome.Broken() {
 		reason := rec.Reason
 		if rec.Note != "" {
@@ -98,7 +95,7 @@ func (e *Evaluator) environmentOf(inst dataset.Instance, res Result) *Environmen
 		}
 		return &Environment{Reason: reason, Validated: true}
 	}
-	run, ok, err := ReadTests(inst, filepath.Join(e.opts.OutDir, inst.InstanceID), e.opts.Graders)
+	run, ok, err := ReadTests(inst, dir, graders)
 	if err != nil || !ok {
 		return nil
 	}

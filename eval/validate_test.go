@@ -203,6 +203,15 @@ func TestEnvironmentMarks(t *testing.T) {
 	if k := keys[len(keys)-3:]; strings.Join(k, ",") != "environment_instances,environment_ids,environment_evidence" {
 		t.Errorf("run report keys end with %v", k)
 	}
+	// Regrading the logs just written marks the same instances.
+	regraded, _, err := RegradeFromLogs(RegradeOptions{LogsDir: out, OutDir: t.TempDir(), RunID: "env",
+		Validation: func(id string) (validation.Record, bool) { r, ok := records[id]; return r, ok }}, insts, preds)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(regraded.EnvironmentIDs, ","); got != "o__crash-3,o__dep-2" {
+		t.Errorf("regraded: environment = %s", got)
+	}
 
 	// The validation of the crash says the gold patch collects tests: the failure is the patch's.
 	records["o__crash-3"] = gold(map[string]string{"t.py::test_fix": validation.StatusFailed, "t.py::test_other": validation.StatusPassed})

@@ -202,7 +202,13 @@ func runEval(ctx context.Context, stop <-chan struct{}, f *evalFlags, stdout, st
 	var rep eval.RunReport
 	var results []eval.Result
 	if f.fromLogs != "" {
-		rep, results, err = eval.RegradeFromLogs(eval.RegradeOptions{LogsDir: f.fromLogs, OutDir: out, RunID: runID, Graders: reg.Grader}, insts, preds)
+		ropts := eval.RegradeOptions{LogsDir: f.fromLogs, OutDir: out, RunID: runID, Graders: reg.Grader}
+		if envCheck != nil {
+			var o eval.Options
+			envCheck(&o)
+			ropts.Validation = o.Validation
+		}
+		rep, results, err = eval.RegradeFromLogs(ropts, insts, preds)
 		if err != nil {
 			return err
 		}
