@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+
+	"github.com/swebench-run/swebench-run/validation"
 )
 
 // SchemaVersion is the version of the JSON form of Result (see JSON.md). Version 2 groups the
@@ -33,6 +35,14 @@ type Options struct {
 	// Universe lists the dataset's instance ids, when known: inputs that imply unresolved
 	// instances (experiments results.json) are completed from it as well as from the others.
 	Universe []string
+	// Validation holds the validation of the instances' environments (package validation), by
+	// instance id: broken instances (gold fails, empty passes, infrastructure, known bad) leave
+	// every pair's figures and the gate, flaky ones are flaky (Result.SetApart says which).
+	// ValidationSource names where it was read. IncludeBroken keeps them all: the figures are
+	// those without a validation.
+	Validation       map[string]validation.Record
+	ValidationSource string
+	IncludeBroken    bool
 }
 
 func (o *Options) defaults() {
@@ -65,6 +75,7 @@ type Result struct {
 	Gate            *Gate          `json:"gate,omitempty"`
 	Trend           []VariantTrend `json:"trend,omitempty"` // set by the caller from the history
 	Warnings        []string       `json:"warnings"`
+	SetApart        *SetApart      `json:"set_apart,omitempty"` // what the validation set apart; absent without one
 	Rows            []Row          `json:"instance_verdicts"`
 	runs            [][]*Run       // per input, its runs
 	verdicts        [][][]Verdict
@@ -220,7 +231,8 @@ type Pair struct {
 	ResolvedB  float64    `json:"resolved_b"`
 	RateA      float64    `json:"rate_a"`
 	RateB      float64    `json:"rate_b"`
-	Flaky      []string   `json:"flaky"` // common instances left out of the paired figures
+	Flaky      []string   `json:"flaky"`               // common instances left out of the paired figures
+	SetApart   []string   `json:"set_apart,omitempty"` // instances both cover whose environment is broken: left out of every figure
 	Paired     int        `json:"paired"`
 	Both       int        `json:"both"`
 	Neither    int        `json:"neither"`
@@ -289,6 +301,8 @@ type Row struct {
 	Repo     string      `json:"repo"`
 	Flaky    bool        `json:"flaky"`
 	Verdicts [][]Verdict `json:"verdicts"`
+	// Environment is the instance's validation outcome, when the comparison has one.
+	Environment validation.Outcome `json:"environment,omitempty"`
 }
 
 // ErrNoInputs is returned by Compare without runs.
@@ -304,9 +318,11 @@ type side struct {
 	n, c   []int32     // per instance: repeats covering it, repeats resolving it
 	flaky  map[int]bool
 	hflaky map[int]bool
+	// broken and vflaky: instances the validation sets apart, or finds flaky.
+	broken, vflaky map[int]bool
 }
 
-func (s *side) stable(i int) bool  { return !s.flaky[i] && !s.hflaky[i] }
+func (s *side) stable(i int) bool  { return !s.flaky[i] && !s.hflaky[i] && !s.vflaky[i] }
 func (s *side) mean(i int) float64 { return float64(s.c[i]) / float64(s.n[i]) }
 
 // Compare compares runs: it groups them by dataset (DatasetGroup), and within each dataset runs
@@ -399,7 +415,7 @@ func Compare(runs []*Run, opts Options) (*Result, error) {
 			s.v = append(s.v, v)
 		}
 		s.n, s.c = make([]int32, len(ids)), make([]int32, len(ids))
-		s.flaky, s.hflaky = map[int]bool{}, map[int]bool{}
+		s.flaky, s.hflaky, s.broken, s.vflaky = map[int]bool{}, map[int]bool{}, map[int]bool{}, map[int]bool{}
 		for _, v := range s.v {
 			for i, x := range v {
 				if x.Covered() {
@@ -415,8 +431,10 @@ func Compare(runs []*Run, opts Options) (*Result, error) {
 				s.flaky[i] = true
 			}
 		}
+		markGradingFlaky(s, seen)
 		historyFlaky(s, ids, seen, opts.History)
 	}
+	res.SetApart = applyValidation(sides, ids, opts)
 
 	for _, s := range sides {
 		in := summarise(s, ids, repos)
@@ -446,6 +464,11 @@ func Compare(runs []*Run, opts Options) (*Result, error) {
 		}
 	}
 	res.Rows = rows(sides, ids, repos)
+	for k := range res.Rows {
+		if rec, ok := opts.Validation[res.Rows[k].ID]; ok {
+			res.Rows[k].Environment = rec.Outcome
+		}
+	}
 
 	pair := func(a, b *side) Pair {
 		p := comparePair(a, b, ids, repos, level, opts)
@@ -873,6 +896,9 @@ func comparePair(a, b *side, ids, repos []string, level float64, opts Options) P
 			continue
 		case !ca && !cb:
 			continue
+		case a.broken[i] || b.broken[i]:
+			p.SetApart = append(p.SetApart, id)
+			continue
 		}
 		p.Common++
 		ma, mb := a.mean(i), b.mean(i)
@@ -1017,6 +1043,9 @@ func gateLine(p Pair, v GateVerdict, level float64) string {
 		fmt.Fprintf(&b, "%s points, %s CI [%s, %s], McNemar p = %s%s", Points(*p.Difference), Percent(level), Points(*p.CILow), Points(*p.CIHigh), PValue(p.McNemarP), holm)
 	}
 	fmt.Fprintf(&b, ", %d regressed / %d newly resolved, %d flaky ignored", len(p.Regressed), len(p.Newly), len(p.Flaky))
+	if len(p.SetApart) > 0 {
+		fmt.Fprintf(&b, ", %d with a broken environment set apart", len(p.SetApart))
+	}
 	return b.String()
 }
 
@@ -1075,7 +1104,7 @@ func rows(sides []*side, ids, repos []string) []Row {
 				vs[ri] = v[i]
 			}
 			r.Verdicts[k] = vs
-			r.Flaky = r.Flaky || s.flaky[i] || s.hflaky[i]
+			r.Flaky = r.Flaky || s.flaky[i] || s.hflaky[i] || s.vflaky[i]
 		}
 		out[i] = r
 	}

@@ -31,7 +31,7 @@ func readRunReport(path string, data []byte, keys map[string]json.RawMessage) (*
 	if err := json.Unmarshal(data, &rep); err != nil {
 		return nil, fmt.Errorf("input %s: not a run report (%v); expected the harness's <model>.<run_id>.json (schema_version 2) or an sb-cli report", path, err)
 	}
-	r := &Run{Path: path, Kind: KindHarnessReport, Total: rep.TotalInstances}
+	r := &Run{Path: path, Kind: KindHarnessReport, Total: rep.TotalInstances, GradingFlaky: rep.FlakyIDs}
 	_, pending := keys["pending_ids"]
 	_, failed := keys["failed_ids"]
 	if pending || failed {

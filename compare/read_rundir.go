@@ -59,6 +59,9 @@ func readRunDir(dir, evalDir string, opts ReadOptions) (*Run, error) {
 	r.ReportLayouts = folder.layouts
 	evaluated := rep != nil || len(folder.reports) > 0 || len(folder.tried) > 0 || len(folder.family) > 0
 	lists := rep.lists()
+	if rep != nil {
+		r.GradingFlaky = rep.FlakyIDs
+	}
 
 	untracked := man != nil && results.CostUntracked(man.Config)
 	m := make(map[string]*Instance, len(history))

@@ -52,6 +52,9 @@ func WriteMarkdown(w io.Writer, res *Result) error {
 	if writeFlagsText(w, res, "- ") {
 		p("\n")
 	}
+	if writeSetApartMarkdown(w, res) {
+		p("\n")
+	}
 	for _, ds := range res.Datasets {
 		idx := res.datasetInputs(ds.Name)
 		ins := pick(res.Inputs, idx)

@@ -24,6 +24,7 @@ func WriteText(w io.Writer, res *Result) error {
 	} else {
 		fmt.Fprintf(w, "%d inputs, %d instances\n", len(res.Inputs), res.Instances)
 	}
+	writeSetApartText(w, res, "")
 	for _, ds := range res.Datasets {
 		ins := pick(res.Inputs, res.datasetInputs(ds.Name))
 		fmt.Fprintln(w)

@@ -111,6 +111,9 @@ type Run struct {
 	Warnings  []string
 	// Flags are the trajectories' flags; nil when the form has no trajectories.
 	Flags *Flags
+	// GradingFlaky are the instances whose verdict changed between the repeated gradings of
+	// the run's evaluation (eval --repeat: the run report's flaky_ids).
+	GradingFlaky []string
 
 	index map[string]int
 }

@@ -20,6 +20,7 @@ import (
 	"github.com/swebench-run/swebench-run/dataset"
 	"github.com/swebench-run/swebench-run/family"
 	"github.com/swebench-run/swebench-run/results"
+	"github.com/swebench-run/swebench-run/validation"
 )
 
 // Sandbox is a fresh container of an instance image, used for one evaluation: what a grader
@@ -102,6 +103,14 @@ type Options struct {
 	// family took); a nil func or a nil Grader grades the instance as the SWE-bench harness does
 	// (built in). cmd wires the family registry here.
 	Graders func(family string) family.Grader
+	// Validation returns the validation of an instance (package validation), when one is
+	// known: Run marks an unresolved prediction whose failure is its environment's (see
+	// Environment). nil: only the log says.
+	Validation func(id string) (validation.Record, bool)
+	// Repeat grades each prediction this many times, each in a fresh container; Run lists the
+	// instances whose verdict changes (the run report's flaky_ids). The first grading is the
+	// instance's folder, the k-th goes to <OutDir>-repeats/<k>/<id>/. Default 1.
+	Repeat int
 }
 
 // Evaluator evaluates predictions in fresh containers and writes the harness's files.
@@ -246,6 +255,9 @@ func (e *Evaluator) Run(ctx context.Context, insts []dataset.Instance, preds map
 				return nil
 			}
 			res, err := e.Evaluate(gctx, inst, preds[inst.InstanceID])
+			if err == nil {
+				res, err = e.afterGrading(gctx, inst, preds[inst.InstanceID], res)
+			}
 			if err != nil {
 				return err
 			}
@@ -271,6 +283,7 @@ func (e *Evaluator) Run(ctx context.Context, insts []dataset.Instance, preds map
 	}
 	sort.Slice(list, func(i, j int) bool { return list[i].InstanceID < list[j].InstanceID })
 	rep := BuildRunReport(insts, preds, results)
+	addMarks(&rep, results, e.opts.Repeat)
 	if runErr != nil {
 		return rep, list, runErr
 	}

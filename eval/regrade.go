@@ -12,6 +12,7 @@ import (
 	"github.com/swebench-run/swebench-run/dataset"
 	"github.com/swebench-run/swebench-run/family"
 	"github.com/swebench-run/swebench-run/results"
+	"github.com/swebench-run/swebench-run/validation"
 )
 
 // RegradeOptions says where RegradeFromLogs reads logs and writes reports.
@@ -29,6 +30,8 @@ type RegradeOptions struct {
 	// Graders returns the grader of a dataset family, as Options.Graders; nil grades every
 	// instance the SWE-bench harness's way.
 	Graders func(family string) family.Grader
+	// Validation marks the environment's failures, as Options.Validation.
+	Validation func(id string) (validation.Record, bool)
 }
 
 // RegradeFromLogs grades existing test logs without containers and writes the reports as a normal
@@ -64,10 +67,12 @@ func RegradeFromLogs(opts RegradeOptions, insts []dataset.Instance, preds map[st
 		if err != nil {
 			return RunReport{}, list, err
 		}
+		res.Environment = environmentOf(byID[id], res, filepath.Join(opts.OutDir, id), opts.Graders, opts.Validation)
 		results[id] = res
 		list = append(list, res)
 	}
 	rep := BuildRunReport(insts, preds, results)
+	addMarks(&rep, results, 1)
 	if err := finishFamilies(opts.OutDir, insts, preds, results, opts.Graders); err != nil {
 		return rep, list, err
 	}

@@ -88,11 +88,16 @@ type Result struct {
 	// FromReport is set when the verdict was not graded here but taken from an existing
 	// report.json (regrading a folder without test output): the layout it was read in.
 	FromReport ReportLayout
+	// Environment is set on an Unresolved result whose failure is its environment's (Options.Validation,
+	// or the log alone): the outcome stays Unresolved, as the harness counts it.
+	Environment *Environment
+	// Repeats are the outcomes of the repeated gradings (Options.Repeat), the first included.
+	Repeats []Outcome
 }
 
 // RunReport is the harness's run report (schema_version 2), written as
 // <model with / → __>.<run_id>.json. ErrorReasons (an addition of ours) gives the cause of every
-// error id.
+// error id; the fields after SchemaVersion are ours too.
 type RunReport struct {
 	TotalInstances      int               `json:"total_instances"`
 	SubmittedInstances  int               `json:"submitted_instances"`
@@ -110,6 +115,17 @@ type RunReport struct {
 	ErrorIDs            []string          `json:"error_ids"`
 	ErrorReasons        map[string]string `json:"error_reasons"`
 	SchemaVersion       int               `json:"schema_version"`
+
+	// Additions of this tool, absent when empty (a report without them has the harness's keys
+	// only): the unresolved instances whose failure is their environment's, with the evidence
+	// (they stay in unresolved_ids), and, with eval --repeat, the instances whose verdict changed
+	// between the gradings, with the verdicts.
+	EnvironmentInstances int                 `json:"environment_instances,omitempty"`
+	EnvironmentIDs       []string            `json:"environment_ids,omitempty"`
+	EnvironmentEvidence  map[string]string   `json:"environment_evidence,omitempty"`
+	GradingRepeats       int                 `json:"grading_repeats,omitempty"`
+	FlakyIDs             []string            `json:"flaky_ids,omitempty"`
+	FlakyVerdicts        map[string][]string `json:"flaky_verdicts,omitempty"`
 }
 
 // BuildRunReport counts an evaluation the harness's way. insts is the dataset evaluated against

@@ -16,6 +16,7 @@ import (
 	"github.com/swebench-run/swebench-run/eval"
 	"github.com/swebench-run/swebench-run/family/all"
 	"github.com/swebench-run/swebench-run/results"
+	"github.com/swebench-run/swebench-run/validation"
 )
 
 // Options change what a report shows.
@@ -38,6 +39,11 @@ type Options struct {
 	Live bool
 	// AllowUnevaluated reads run directories without an evaluation (as compare's flag).
 	AllowUnevaluated bool
+	// Validation returns the validation of the runs' instances and where it was read (package
+	// validation): the pages show each instance's outcome and filter by it, and the comparison
+	// sets broken instances apart as compare does (IncludeBroken keeps them). nil: none.
+	Validation    func(runs []*compare.Run) (map[string]validation.Record, string, error)
+	IncludeBroken bool
 	// Version is the tool's version, printed in the footer.
 	Version string
 	// Redactor removes secrets (default: NewRedactor()).
@@ -61,6 +67,8 @@ type Report struct {
 	trend     []compare.VariantTrend
 	warnings  []string
 	generated time.Time
+	// validation of the instances' environments, by id (Options.Validation).
+	validation map[string]validation.Record
 }
 
 // runData is one run (or sweep cell) with the places its per-instance files live.
@@ -93,7 +101,13 @@ func Load(ctx context.Context, srcs []compare.Source, opts Options) (*Report, er
 		return nil, err
 	}
 	r := &Report{opts: opts, srcs: srcs, generated: opts.Now()}
-	copts := compare.Options{Baseline: opts.Baseline}
+	copts := compare.Options{Baseline: opts.Baseline, IncludeBroken: opts.IncludeBroken}
+	if opts.Validation != nil {
+		if copts.Validation, copts.ValidationSource, err = opts.Validation(runs); err != nil {
+			return nil, err
+		}
+		r.validation = copts.Validation
+	}
 	if opts.HistoryFile != "" {
 		hist, torn, err := compare.ReadHistory(opts.HistoryFile)
 		if err != nil {

@@ -36,6 +36,10 @@ type summary struct {
 	Problems  bool                   `json:"problems"` // problem statements are known (searchable)
 	Search    *searchInfo            `json:"search,omitempty"`
 	Stamp     string                 `json:"stamp"` // changes when anything shown changes
+	// Env is, per instance, the outcome of its environment's validation ("" when not
+	// validated), and EnvWhy, by id, the validation in one line; absent without a validation.
+	Env    []string          `json:"env,omitempty"`
+	EnvWhy map[string]string `json:"env_why,omitempty"`
 }
 
 // inputExtra adds to compare's Input what the overview shows beside it.
@@ -155,6 +159,7 @@ func (r *Report) summary(search *searchInfo) *summary {
 			s.Flaky = append(s.Flaky, i)
 		}
 	}
+	r.summariseValidation(s)
 	statusIdx, detailIdx := map[string]int{}, map[string]int{}
 	intern := func(m map[string]int, list *[]string, v string) int {
 		if v == "" {

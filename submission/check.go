@@ -15,6 +15,7 @@ import (
 	"github.com/swebench-run/swebench-run/dataset"
 	"github.com/swebench-run/swebench-run/eval"
 	"github.com/swebench-run/swebench-run/results"
+	"github.com/swebench-run/swebench-run/validation"
 )
 
 // CheckOptions configure Check.
@@ -23,6 +24,9 @@ type CheckOptions struct {
 	Dataset Dataset // the whole split, with the eval columns
 	// Force accepts soft failures (as a README's accepted marker does for the checks it names).
 	Force bool
+	// Validation is the validation of the split's instances (package validation), by id: the
+	// predicted instances whose environment is broken are noted (CheckEnvironment).
+	Validation map[string]validation.Record
 }
 
 // CheckReport is what Check found.
@@ -132,6 +136,7 @@ func checkFolder(ctx context.Context, dir, folder string, opts CheckOptions) (*C
 	pf.Path = filepath.Base(pf.Path)
 	add(checkPredictions(pf, insts, nil)...)
 	preds := pf.byID()
+	add(checkEnvironment(preds, opts.Validation)...)
 
 	// Metadata.
 	metaName := MetadataFile

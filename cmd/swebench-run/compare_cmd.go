@@ -33,6 +33,8 @@ type compareFlags struct {
 	seed             uint64
 	resamples        int
 	allowUnevaluated bool
+	validation       string
+	includeBroken    bool
 }
 
 func newCompareCmd() *cobra.Command {
@@ -51,7 +53,11 @@ add the mean over repeats with a bootstrap interval clustered by instance, pass@
 Instances whose verdict differs between repeats, or between nights of the same config in the
 history file, are flaky: listed, and left out of the paired figures and the gate. Inputs of one
 name on several datasets (a sweep's models) are also pooled over them, and the gate corrects
-their p-values for the number of datasets (Holm).
+their p-values for the number of datasets (Holm). With a validation of the instances'
+environments (swebench-run validate; --validation, else its store), instances whose environment
+is broken (gold fails, empty passes, infrastructure, known bad) leave the paired figures and the
+gate, and its flaky instances are flaky; the output says which and why (--include-broken keeps
+them).
 
 An INPUT is a swebench-run output directory (evaluated), a sweep folder (every cell), mini-swe-agent
 output (give its harness logs with --eval-logs), a harness run report <model>.<run_id>.json, an
@@ -99,6 +105,8 @@ submission folder). LABEL= names it in the output.`,
 	fs.Uint64Var(&f.seed, "seed", 1, "seed of the bootstrap (printed with its intervals)")
 	fs.IntVar(&f.resamples, "resamples", 2000, "bootstrap resamples")
 	fs.BoolVar(&f.allowUnevaluated, "allow-unevaluated", false, "read run directories without an evaluation (their instances are not submitted)")
+	fs.StringVar(&f.validation, "validation", "", "the instances' validation (a validation.json, or a store; default: the store of `swebench-run validate`, for the inputs' datasets)")
+	fs.BoolVar(&f.includeBroken, "include-broken", false, "keep the instances whose environment the validation found broken (and its flaky ones) in the paired figures and the gate")
 	metavar(fs, "baseline", "INPUT")
 	metavar(fs, "alpha", "P")
 	metavar(fs, "eval-logs", "[INPUT=]DIR")
@@ -106,8 +114,9 @@ submission folder). LABEL= names it in the output.`,
 	metavar(fs, "history-file", "FILE")
 	metavar(fs, "seed", "N")
 	metavar(fs, "resamples", "N")
+	metavar(fs, "validation", "PATH")
 	flagGroup(fs, "Gate", "baseline", "fail-on-regression", "alpha")
-	flagGroup(fs, "Inputs", "eval-logs", "allow-unevaluated", "history", "history-file")
+	flagGroup(fs, "Inputs", "eval-logs", "allow-unevaluated", "history", "history-file", "validation", "include-broken")
 	flagGroup(fs, "Output", "json", "markdown", "csv", "seed", "resamples")
 	completeFlags(cmd, map[string]cobra.CompletionFunc{"eval-logs": completeDirs, "history-file": cobra.FixedCompletions(nil, cobra.ShellCompDirectiveDefault)})
 	return cmd
@@ -140,7 +149,10 @@ func compareInputs(args []string, f compareFlags, stdout, stderr io.Writer) erro
 	if err != nil {
 		return err
 	}
-	opts := compare.Options{Baseline: f.baseline, Alpha: f.alpha, Seed: f.seed, Resamples: f.resamples}
+	opts := compare.Options{Baseline: f.baseline, Alpha: f.alpha, Seed: f.seed, Resamples: f.resamples, IncludeBroken: f.includeBroken}
+	if opts.Validation, opts.ValidationSource, err = runsValidation(runs, f.validation); err != nil {
+		return err
+	}
 	histPath := f.historyFile
 	if histPath == "" {
 		histPath = defaultHistoryFile(runs)

@@ -29,7 +29,8 @@ type evalFlags struct {
 	configs                                     []string // -c: files and key=value overrides
 	modelName                                   string
 	imageTemplate, pull, dockerHost, filter     string
-	workers                                     int
+	workers, repeat                             int
+	validation                                  string
 	timeout                                     time.Duration
 	redo, wait                                  bool
 	imageTemplateSet                            bool // --image-template given: it names every row's image
@@ -95,13 +96,17 @@ them again). With --from-logs, regrades existing logs without containers.`,
 	fs.StringVar(&f.runID, "run-id", "", "run id naming the run report (default: the run's id from run.json beside the predictions, else a new one)")
 	fs.StringVar(&f.modelName, "model-name", "", "model name of predictions that carry none (a harness's own prediction files, e.g. Multi-SWE-bench's patches; default: the predictions file's name)")
 	fs.BoolVar(&f.redo, "redo", false, "re-evaluate instances that already have a report.json")
+	fs.IntVar(&f.repeat, "repeat", 1, "grade each prediction this many times, each in a fresh container, and list the instances whose verdict changes (flaky_ids)")
+	fs.StringVar(&f.validation, "validation", "", "the validation of the dataset (a validation.json, or a store; default: the store of `swebench-run validate`): failures that match the environment's are marked environment")
 	fs.StringVar(&f.fromLogs, "from-logs", "", "regrade existing logs in DIR (harness logs/run_evaluation/<run_id>/<model>/ or our eval/) without containers")
 	waitFlag(fs, &f.wait)
-	flagGroup(fs, "Output", "output", "run-id", "model-name", "redo", "from-logs", "wait")
+	flagGroup(fs, "Output", "output", "run-id", "model-name", "redo", "repeat", "validation", "from-logs", "wait")
 	metavar(fs, "output", "DIR")
 	metavar(fs, "run-id", "ID")
 	metavar(fs, "model-name", "NAME")
 	metavar(fs, "from-logs", "DIR")
+	metavar(fs, "repeat", "N")
+	metavar(fs, "validation", "PATH")
 	completeFlags(cmd, map[string]cobra.CompletionFunc{
 		"split":     completeDataset,
 		"config":    completeConfig,
@@ -115,8 +120,11 @@ them again). With --from-logs, regrades existing logs without containers.`,
 // runEval grades the predictions f names.
 func runEval(ctx context.Context, stop <-chan struct{}, f *evalFlags, stdout, stderr io.Writer) error {
 	out, runID := f.out, f.runID
-	if f.workers < 1 || f.timeout <= 0 {
-		return fmt.Errorf("%w: --workers must be at least 1 and --timeout positive", errUsage)
+	if f.workers < 1 || f.timeout <= 0 || f.repeat < 1 {
+		return fmt.Errorf("%w: --workers and --repeat must be at least 1 and --timeout positive", errUsage)
+	}
+	if f.repeat > 1 && f.fromLogs != "" {
+		return fmt.Errorf("%w: --repeat grades in containers; --from-logs regrades the logs once", errUsage)
 	}
 	if f.predsPath == "" || f.split == "" {
 		return fmt.Errorf("%w: eval needs --predictions and --split", errUsage)
@@ -154,6 +162,10 @@ func runEval(ctx context.Context, stop <-chan struct{}, f *evalFlags, stdout, st
 			return fmt.Errorf("%w: %v", errUsage, err)
 		}
 	}
+	envCheck, err := environmentCheck(f.validation, loaded)
+	if err != nil {
+		return err
+	}
 
 	var preds map[string]eval.Prediction
 	if f.predsPath == "gold" {
@@ -190,7 +202,13 @@ func runEval(ctx context.Context, stop <-chan struct{}, f *evalFlags, stdout, st
 	var rep eval.RunReport
 	var results []eval.Result
 	if f.fromLogs != "" {
-		rep, results, err = eval.RegradeFromLogs(eval.RegradeOptions{LogsDir: f.fromLogs, OutDir: out, RunID: runID, Graders: reg.Grader}, insts, preds)
+		ropts := eval.RegradeOptions{LogsDir: f.fromLogs, OutDir: out, RunID: runID, Graders: reg.Grader}
+		if envCheck != nil {
+			var o eval.Options
+			envCheck(&o)
+			ropts.Validation = o.Validation
+		}
+		rep, results, err = eval.RegradeFromLogs(ropts, insts, preds)
 		if err != nil {
 			return err
 		}
@@ -206,7 +224,7 @@ func runEval(ctx context.Context, stop <-chan struct{}, f *evalFlags, stdout, st
 			return err
 		}
 		defer closeBackend()
-		ev, err := newEvaluator(engine, reg, out, runID, f.workers, f.timeout, f.redo, f.imageTemplate, stop, logger)
+		ev, err := newEvaluator(engine, reg, out, runID, f.workers, f.timeout, f.redo, f.imageTemplate, stop, logger, envCheck, func(o *eval.Options) { o.Repeat = f.repeat })
 		if err != nil {
 			return err
 		}
@@ -259,15 +277,22 @@ var (
 )
 
 // newEvaluator wires a sandbox backend (its pull policy decides when images are pulled) into an
-// Evaluator, grading each family's rows with the family's grader from reg.
-func newEvaluator(backend sandbox.Starter, reg *all.Registry, out, runID string, workers int, timeout time.Duration, redo bool, imageTemplate string, stop <-chan struct{}, logger *slog.Logger) (*eval.Evaluator, error) {
-	return eval.New(eval.Options{
+// Evaluator, grading each family's rows with the family's grader from reg; more changes the
+// options further (environmentCheck, repeats).
+func newEvaluator(backend sandbox.Starter, reg *all.Registry, out, runID string, workers int, timeout time.Duration, redo bool, imageTemplate string, stop <-chan struct{}, logger *slog.Logger, more ...func(*eval.Options)) (*eval.Evaluator, error) {
+	opts := eval.Options{
 		OutDir: out, RunID: runID, Workers: workers, Timeout: timeout, Redo: redo, Drain: stop,
 		Starter: &eval.SandboxStarter{Backend: backend, RunID: runID},
 		Image:   func(inst dataset.Instance) (string, error) { return inst.ImageName(imageTemplate) },
 		Logger:  logger,
 		Graders: reg.Grader,
-	})
+	}
+	for _, m := range more {
+		if m != nil {
+			m(&opts)
+		}
+	}
+	return eval.New(opts)
 }
 
 func onlySelected(preds map[string]eval.Prediction, insts []dataset.Instance) map[string]eval.Prediction {
@@ -309,8 +334,8 @@ func isClosed(ch <-chan struct{}) bool {
 }
 
 func printEvalSummary(w io.Writer, rep eval.RunReport, results []eval.Result, path string) {
-	fmt.Fprintf(w, "evaluated %d of %d instances: %d resolved, %d unresolved, %d empty patches, %d errors\n",
-		rep.CompletedInstances+rep.ErrorInstances, rep.TotalInstances, rep.ResolvedInstances, rep.UnresolvedInstances, rep.EmptyPatchInstances, rep.ErrorInstances)
+	fmt.Fprintf(w, "evaluated %d of %d instances: %d resolved, %d unresolved%s, %d empty patches, %d errors\n",
+		rep.CompletedInstances+rep.ErrorInstances, rep.TotalInstances, rep.ResolvedInstances, rep.UnresolvedInstances, environmentNote(rep), rep.EmptyPatchInstances, rep.ErrorInstances)
 	if rep.SubmittedInstances > 0 {
 		fmt.Fprintf(w, "resolved rate: %.1f%% of submitted (%d/%d), %.1f%% of the dataset (%d/%d)\n",
 			100*float64(rep.ResolvedInstances)/float64(rep.SubmittedInstances), rep.ResolvedInstances, rep.SubmittedInstances,
@@ -324,6 +349,7 @@ func printEvalSummary(w io.Writer, rep eval.RunReport, results []eval.Result, pa
 	for _, id := range ids {
 		fmt.Fprintf(w, "  error %s: %s\n", id, rep.ErrorReasons[id])
 	}
+	printEvalMarks(w, rep)
 	layouts := map[string]int{}
 	taken := 0
 	for _, r := range results {

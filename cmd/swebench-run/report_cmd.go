@@ -9,6 +9,7 @@ import (
 
 	"github.com/swebench-run/swebench-run/compare"
 	"github.com/swebench-run/swebench-run/report"
+	"github.com/swebench-run/swebench-run/validation"
 )
 
 // reportInputFlags are the flags report and view share: how the inputs are read.
@@ -20,6 +21,8 @@ type reportInputFlags struct {
 	split            string
 	title            string
 	allowUnevaluated bool
+	validation       string
+	includeBroken    bool
 }
 
 func (f *reportInputFlags) register(cmd *cobra.Command) {
@@ -31,13 +34,16 @@ func (f *reportInputFlags) register(cmd *cobra.Command) {
 	fs.StringVar(&f.split, "split", "", "dataset of the problem statements (as run's --split), for inputs whose run.json names none or one not on this machine (run.json's are read from the local cache only)")
 	fs.StringVar(&f.title, "title", "", "the report's title (default: the inputs' names)")
 	fs.BoolVar(&f.allowUnevaluated, "allow-unevaluated", false, "read run directories without an evaluation (their instances are not submitted)")
+	fs.StringVar(&f.validation, "validation", "", "the instances' validation (a validation.json, or a store; default: the store of `swebench-run validate`, for the inputs' datasets): each instance shows its environment's outcome")
+	fs.BoolVar(&f.includeBroken, "include-broken", false, "keep the instances whose environment is broken in the comparison's figures, as compare --include-broken")
 	metavar(fs, "eval-logs", "[INPUT=]DIR")
+	metavar(fs, "validation", "PATH")
 	metavar(fs, "baseline", "INPUT")
 	metavar(fs, "history", "FILE")
 	metavar(fs, "history-nights", "N")
 	metavar(fs, "split", "DATASET")
 	metavar(fs, "title", "TEXT")
-	flagGroup(fs, "Inputs", "eval-logs", "baseline", "history", "history-nights", "split", "allow-unevaluated")
+	flagGroup(fs, "Inputs", "eval-logs", "baseline", "history", "history-nights", "split", "allow-unevaluated", "validation", "include-broken")
 	completeFlags(cmd, map[string]cobra.CompletionFunc{"eval-logs": completeDirs, "history": cobra.FixedCompletions(nil, cobra.ShellCompDirectiveDefault)})
 }
 
@@ -64,7 +70,10 @@ func (f *reportInputFlags) sources(args []string) ([]compare.Source, error) {
 
 func (f *reportInputFlags) options() report.Options {
 	return report.Options{Baseline: f.baseline, HistoryFile: f.historyFile, HistoryNights: f.historyNights, Dataset: f.split,
-		Title: f.title, AllowUnevaluated: f.allowUnevaluated, Version: version}
+		Title: f.title, AllowUnevaluated: f.allowUnevaluated, Version: version, IncludeBroken: f.includeBroken,
+		Validation: func(runs []*compare.Run) (map[string]validation.Record, string, error) {
+			return runsValidation(runs, f.validation)
+		}}
 }
 
 func newReportCmd() *cobra.Command {

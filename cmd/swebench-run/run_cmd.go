@@ -297,9 +297,13 @@ func runBatch(ctx context.Context, stop <-chan struct{}, f *runFlags, stdout, st
 			return fmt.Errorf("%w: %v", errUsage, err)
 		}
 	}
+	var envCheck func(*eval.Options)
 	if f.eval {
 		// Refuse before any model call, not when the first prediction is graded.
 		if err := eval.CheckFamilies(insts, reg.Grader); err != nil {
+			return err
+		}
+		if envCheck, err = environmentCheck("", loaded); err != nil {
 			return err
 		}
 	}
@@ -379,7 +383,7 @@ func runBatch(ctx context.Context, stop <-chan struct{}, f *runFlags, stdout, st
 	var ev *eval.Evaluator
 	if f.eval {
 		evalDir := filepath.Join(f.out, "eval")
-		if ev, err = newEvaluator(pool, reg, evalDir, man.RunID, f.workers, f.evalTimeout, f.redo, f.imageTemplate, stop, logger.With("eval", man.RunID)); err != nil {
+		if ev, err = newEvaluator(pool, reg, evalDir, man.RunID, f.workers, f.evalTimeout, f.redo, f.imageTemplate, stop, logger.With("eval", man.RunID), envCheck); err != nil {
 			return err
 		}
 		opts.AfterInstance = func(ctx context.Context, inst dataset.Instance, pred *results.Prediction) {

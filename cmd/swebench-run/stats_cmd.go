@@ -20,12 +20,15 @@ import (
 
 func newStatsCmd() *cobra.Command {
 	var asJSON, rebuild bool
+	var validationPath string
 	cmd := &cobra.Command{
 		Use:     "stats [--json] [--rebuild] OUTPUT_DIR",
 		Short:   "statuses, cost, steps, tokens, durations and resolved rate of a run",
 		GroupID: groupResults,
 		Long: `Summarises a run's output directory: exit statuses, cost (total, mean, p50/p90), steps, tokens,
-durations, infrastructure failures with their reasons, and the resolved rate when it was evaluated.`,
+durations, infrastructure failures with their reasons, and the resolved rate when it was evaluated;
+with a validation of its dataset (swebench-run validate), its instances by their environment's
+outcome, and the unresolved ones its evaluation marked as the environment's failures.`,
 		Example: `  swebench-run stats runs/sonnet
   # machine-readable
   swebench-run stats --json runs/sonnet | jq .cost
@@ -33,17 +36,19 @@ durations, infrastructure failures with their reasons, and the resolved rate whe
   swebench-run stats --rebuild runs/sonnet`,
 		Args: argsRange(1, 1, "one output directory"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return showStats(args[0], asJSON, rebuild, cmd.OutOrStdout(), cmd.ErrOrStderr())
+			return showStats(args[0], asJSON, rebuild, validationPath, cmd.OutOrStdout(), cmd.ErrOrStderr())
 		},
 		ValidArgsFunction: completeDirs,
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the statistics as JSON")
 	cmd.Flags().BoolVar(&rebuild, "rebuild", false, "regenerate preds.json and exit_statuses_<time>.yaml from the ledger and the trajectories first")
+	cmd.Flags().StringVar(&validationPath, "validation", "", "the instances' validation (a validation.json, or a store; default: the store of `swebench-run validate`, for the run's dataset): counted by outcome")
+	metavar(cmd.Flags(), "validation", "PATH")
 	return cmd
 }
 
 // showStats prints the statistics of the output directory dir.
-func showStats(dir string, asJSON, rebuild bool, stdout, stderr io.Writer) error {
+func showStats(dir string, asJSON, rebuild bool, validationPath string, stdout, stderr io.Writer) error {
 	if rebuild {
 		n, err := results.Rebuild(dir)
 		if err != nil {
@@ -85,12 +90,17 @@ func showStats(dir string, asJSON, rebuild bool, stdout, stderr io.Writer) error
 	if st.Flags, err = results.RunFlagStats(dir); err != nil {
 		return err
 	}
+	vs, err := runValidationStats(dir, validationPath)
+	if err != nil {
+		return err
+	}
 	if asJSON {
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
-		return enc.Encode(st)
+		return enc.Encode(statsWithValidation{Stats: st, Validation: vs})
 	}
 	printStats(stdout, st)
+	printValidationStats(stdout, vs)
 	return nil
 }
 

@@ -37,6 +37,7 @@ type submissionFlags struct {
 	workers                                              int
 	timeout                                              time.Duration
 	imageTemplate, pull, dockerHost                      string
+	validation                                           string
 	be                                                   backendFlags
 }
 
@@ -184,8 +185,10 @@ request).`,
 	metavar(fs, "docker-host", "URL")
 
 	fs.StringVar(&f.check, "check", "", "check an existing submission folder instead of building one (its split defaults to the folder above it)")
-	flagGroup(fs, "Check", "check")
+	fs.StringVar(&f.validation, "validation", "", "with --check: the split's validation (a validation.json, or a store; default: the store of `swebench-run validate`): predicted instances whose environment is broken are noted")
+	flagGroup(fs, "Check", "check", "validation")
 	metavar(fs, "check", "DIR")
+	metavar(fs, "validation", "PATH")
 	f.be.register(cmd, cmd.Flags())
 	completeFlags(cmd, map[string]cobra.CompletionFunc{
 		"split":     oneOf(submissionSplitNames()...),
@@ -404,7 +407,11 @@ func checkSubmission(ctx context.Context, f *submissionFlags, stdout, stderr io.
 	if err != nil {
 		return err
 	}
-	rep, err := submission.Check(ctx, f.check, submission.CheckOptions{Split: split, Dataset: ds, Force: f.force})
+	recs, err := datasetValidation(f.validation, ds.Source)
+	if err != nil {
+		return err
+	}
+	rep, err := submission.Check(ctx, f.check, submission.CheckOptions{Split: split, Dataset: ds, Force: f.force, Validation: recs})
 	if err != nil {
 		return err
 	}

@@ -47,7 +47,9 @@ type sweepFlags struct {
 	maxTries  int
 	force     bool
 	dryRun    bool
-	fs        *pflag.FlagSet
+	// includeBroken keeps the instances whose environment is broken in compare.json's figures.
+	includeBroken bool
+	fs            *pflag.FlagSet
 }
 
 func newSweepCmd(stop <-chan struct{}) *cobra.Command {
@@ -159,10 +161,11 @@ func (f *sweepFlags) register(fs *pflag.FlagSet) {
 	fs.StringVarP(&f.output, "output", "o", "", "folder of the sweep folders and the history file (default "+sweep.DefaultOutput+")")
 	fs.StringVar(&f.history, "history-file", "", "history file (default <output>/"+compare.HistoryFile+")")
 	fs.StringVar(&f.baseline, "baseline", "", "the model the others are compared with in compare.json, on each dataset; its regressions are listed")
+	fs.BoolVar(&f.includeBroken, "include-broken", false, "keep the instances whose environment the validation (swebench-run validate) found broken in compare.json's figures")
 	fs.StringVar(&f.run.progress, "progress", "auto", "progress display: auto, bar, lines, json or none")
 	fs.BoolVar(&f.run.quiet, "quiet", false, "no progress display (same as --progress none)")
 	waitFlag(fs, &f.run.wait)
-	flagGroup(fs, groupOutput, "name", "output", "history-file", "baseline", "progress", "quiet", "wait")
+	flagGroup(fs, groupOutput, "name", "output", "history-file", "baseline", "include-broken", "progress", "quiet", "wait")
 	metavar(fs, "name", "TEMPLATE")
 	metavar(fs, "output", "DIR")
 	metavar(fs, "history-file", "FILE")

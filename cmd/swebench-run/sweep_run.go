@@ -39,7 +39,7 @@ func runSweep(ctx context.Context, stop <-chan struct{}, f *sweepFlags, stdout, 
 	if err != nil {
 		return fmt.Errorf("%w: %w", errUsage, err)
 	}
-	p := &sweepJob{Plan: plan, run: f.run}
+	p := &sweepJob{Plan: plan, run: f.run, includeBroken: f.includeBroken}
 	pull := dockerenv.PullPolicy(p.run.pull)
 	switch pull {
 	case dockerenv.PullMissing, dockerenv.PullAlways, dockerenv.PullNever:
@@ -64,7 +64,8 @@ func runSweep(ctx context.Context, stop <-chan struct{}, f *sweepFlags, stdout, 
 // sweepJob is a planned sweep with the command line's settings of where and how it runs.
 type sweepJob struct {
 	*sweep.Plan
-	run runFlags // containers, limits, progress
+	run           runFlags // containers, limits, progress
+	includeBroken bool     // --include-broken
 }
 
 // sweepState is what prepare builds for each model and cell before anything runs.
@@ -307,7 +308,7 @@ func (p *sweepJob) execute(ctx context.Context, stop <-chan struct{}, st *sweepS
 			Resume: runner.Resume{MaxAttempts: sf.MaxAttempts},
 		}
 		if sf.Eval {
-			if cs.eval, err = newEvaluator(backend, st.families, filepath.Join(cs.path, "eval"), cs.runID, r.workers, sf.EvalTimeout, false, tmpl, stop, cs.logger.With("eval", cs.runID)); err != nil {
+			if cs.eval, err = newEvaluator(backend, st.families, filepath.Join(cs.path, "eval"), cs.runID, r.workers, sf.EvalTimeout, false, tmpl, stop, cs.logger.With("eval", cs.runID), cellEnvironmentCheck(cs.loaded)); err != nil {
 				return err
 			}
 			cells[k].AfterInstance = evalHook(cs, progress)
@@ -472,7 +473,11 @@ func (p *sweepJob) compare(stdout, stderr io.Writer, now time.Time) error {
 	if torn {
 		fmt.Fprintf(stderr, "swebench-run: warning: %s: the last line is torn (a crash while appending) and was ignored\n", p.History)
 	}
-	res, err := compare.Compare(runs, compare.Options{Baseline: sf.Baseline, History: history})
+	opts := compare.Options{Baseline: sf.Baseline, History: history, IncludeBroken: p.includeBroken}
+	if opts.Validation, opts.ValidationSource, err = runsValidation(runs, ""); err != nil {
+		return err
+	}
+	res, err := compare.Compare(runs, opts)
 	if err != nil {
 		return err
 	}

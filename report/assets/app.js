@@ -724,7 +724,7 @@
   const listState = { rows: [], sel: -1, shown: 0 };
   function filterParams(params) {
     const f = {};
-    for (const k of ['q', 'verdict', 'status', 'repo', 'cell', 'input', 'flaky', 'flagged', 'flip', 'sort', 'dir']) f[k] = params.get(k) || '';
+    for (const k of ['q', 'verdict', 'status', 'repo', 'cell', 'input', 'flaky', 'flagged', 'flip', 'env', 'sort', 'dir']) f[k] = params.get(k) || '';
     return f;
   }
   function renderInstances(main, params) {
@@ -750,6 +750,7 @@
     } else if (S.compare.inputs.length > 1) sel('input', 'Input', [['', 'any']].concat(S.compare.inputs.map((x, k) => [String(k), D.inputLabel[k]])));
     if (S.flaky.length) sel('flaky', 'Flaky', [['', 'any'], ['1', 'flaky only'], ['0', 'stable only']]);
     if (S.runs.some((x) => x.cells.f.some((n) => n & 8))) sel('flagged', 'Flags', [['', 'any'], ['1', 'flagged'], ['2', 'revealed'], ['0', 'not flagged']]);
+    if (S.env) sel('env', 'Environment', [['', 'any'], ['broken', 'broken'], ['ok', 'ok'], ['gold_fails', 'gold fails'], ['empty_passes', 'empty passes'], ['flaky', 'flaky'], ['infrastructure', 'infrastructure'], ['known_bad', 'known bad'], ['none', 'not validated']]);
     if ((S.compare.pairs || []).length) sel('flip', S.compare.gate ? 'Flipped vs. baseline' : 'Flipped', [['', 'any'], ['any', 'flipped'], ['up', 'newly resolved'], ['down', 'regressed']]);
     main.appendChild(bar);
     const count = h('p', { class: 'count', id: 'count' }, 'Filtering…');
@@ -846,6 +847,7 @@
       if (f.flagged === '1' && !(run.cells.f[i] & 8)) continue;
       if (f.flagged === '2' && !(run.cells.f[i] & 16)) continue;
       if (f.flagged === '0' && run.cells.f[i] & 8) continue;
+      if (f.env && !envMatch(f.env, S.env ? S.env[i] : '')) continue;
       if (f.flip) {
         const fl = D.flipAny[i];
         if (f.flip === 'any' && !fl) continue;
@@ -856,6 +858,18 @@
       out.push(row);
     }
     return out;
+  }
+  // The environment filter: an outcome, "broken" (gold fails, empty passes, infrastructure,
+  // known bad) or "none" (not validated).
+  function envMatch(want, got) {
+    if (want === 'none') return !got;
+    if (want === 'broken') return ['gold_fails', 'empty_passes', 'infrastructure', 'known_bad'].includes(got);
+    return got === want;
+  }
+  function envBadge(i) {
+    const o = S.env ? S.env[i] : '';
+    if (!o || o === 'ok') return null;
+    return h('span', { class: 'flag env', 'data-k': 'env', 'data-v': o, title: 'environment: ' + (S.env_why[S.ids[i]] || o.replace(/_/g, ' ')), text: '⚙' });
   }
   function sortRows(rows, key, dir) {
     const sign = dir === 'asc' ? 1 : -1;
@@ -892,6 +906,7 @@
       listState.cols.includes('attempts') ? h('td', { class: 'num', 'data-k': 'attempts', text: c.a ? fmtInt(num(c.a, i)) : '' }) : null,
       h('td', null, c.f[i] & 8 ? h('span', { class: 'flag leak' + (c.f[i] & 16 ? ' revealed' : ''), 'data-k': 'flagged', title: c.f[i] & 16 ? 'flagged: a command reached beyond the task\'s start, and its output revealed something' : 'flagged: a command reached beyond the task\'s start (its output showed nothing)', text: c.f[i] & 16 ? '⚠' : '△' }) : null,
         D.flaky[i] ? h('span', { class: 'flag flaky', title: 'flaky: the verdict differs between repeats or nights', text: '⚑' }) : null,
+        envBadge(i),
         fl === 1 || fl === 2 ? h('span', { class: 'flag up', title: 'newly resolved in a pair', text: '▲' }) : null,
         fl === -1 || fl === 2 ? h('span', { class: 'flag down', title: 'regressed in a pair', text: '▼' }) : null));
     return tr;
@@ -978,6 +993,11 @@
       head.appendChild(h('div', { class: 'flags-box', id: 'flags' }, h('b', { text: 'Flagged: ' + d.flags.length + (d.flags.length === 1 ? ' command reached' : ' commands reached') + ' beyond the task\'s start' }),
         h('ul', null, d.flags.map((x) => h('li', null, h('a', { href: '#', 'data-step': x.step, onclick: (e) => { e.preventDefault(); const el = pane.querySelector('.step[data-step="' + x.step + '"]'); if (el) el.scrollIntoView({ block: 'center' }); }, text: 'step ' + x.step }),
           ' · ' + x.class + ' · ' + x.reason + ' · ' + (x.revealed ? 'revealed something' : 'showed nothing'))))));
+    }
+    if (S.env && S.env[i]) {
+      const o = S.env[i];
+      head.appendChild(h('div', { class: 'env-box' + (o === 'ok' ? ' ok' : ''), id: 'env', 'data-v': o }, h('b', { text: 'Environment: ' + o.replace(/_/g, ' ') }),
+        S.env_why[d.id] ? ' — ' + S.env_why[d.id].replace(/^[^:]*: /, '') : ' — the gold patch resolves it every time, the empty patch never'));
     }
     if (info.exception) head.appendChild(h('pre', { class: 'code', text: info.exception + (info.traceback ? '\n\n' + info.traceback : '') }));
     if (S.live && d.files) head.appendChild(h('div', { class: 'hint', style: { marginTop: '6px' } }, 'Raw files: ', Object.keys(d.files).map((f) => h('a', { href: 'files/' + r + '/' + encodeID(d.id) + '/' + f, target: '_blank', rel: 'noopener', style: { marginRight: '10px' }, text: f }))));
