@@ -86,6 +86,7 @@ type kubeSettings struct {
 	logger   *slog.Logger
 	progress runner.Progress // shows pods waiting for room; nil for none
 	stderr   io.Writer
+	launcher sandbox.Launcher // environment.launcher ("" auto)
 }
 
 // openKube connects to the cluster and starts renewing the heartbeat of this process's pods;
@@ -104,6 +105,7 @@ func (b *backendFlags) openKube(ctx context.Context, s kubeSettings) (_ *kubeenv
 	opts := kubeenv.Options{
 		Context: cfg.Context, Namespace: cfg.Namespace, Capacity: s.workers, Pull: kubeenv.PullPolicy(s.pull),
 		Pod: cfg.PodOptions, PullTimeout: cfg.PullTimeoutDuration(), StaleAfter: cfg.StaleAfterDuration(), Logger: s.logger,
+		Launcher: s.launcher,
 	}
 	if b.kubeContext != "" {
 		opts.Context = b.kubeContext
