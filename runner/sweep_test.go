@@ -36,7 +36,7 @@ type fakeBackend struct {
 
 	loseLauncher map[string]int
 	launchers    map[string][]sandbox.Launcher
-	probes   int
+	probes       int
 }
 
 func newFakeBackend(capacity int) *fakeBackend {
