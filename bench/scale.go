@@ -26,6 +26,8 @@ import (
 type ScaleSpec struct {
 	Instances, Workers int
 	Delay              time.Duration
+	// Launcher is the run's environment.launcher ("" leaves the config's default, auto).
+	Launcher string
 }
 
 // Ideal is the time of a perfect pool with free containers: ceil(Instances/Workers) waves of
@@ -41,9 +43,11 @@ type Scale struct {
 	Usage     Usage // the binary's process
 	Statuses  map[string]int
 	Breakdown Breakdown
-	// Busy is the CPU time the whole machine spent (all processes, /proc/stat) during the run.
-	Busy  time.Duration
-	Floor Floor // the same work done with bare Docker calls in-process (zero: not measured)
+	// Busy is the CPU time the whole machine spent (all processes, /proc/stat) during the run;
+	// Engine that of the Docker engine's processes (EngineCPU).
+	Busy   time.Duration
+	Engine time.Duration
+	Floor  Floor // the same work done with bare Docker calls in-process (zero: not measured)
 	// Errors holds the first error message recorded for each exit status other than Submitted.
 	Errors map[string]string
 }
@@ -82,17 +86,20 @@ func MeasureScale(ctx context.Context, bin, tmp string, s ScaleSpec) (Scale, err
 	out := filepath.Join(dir, "out")
 	os.RemoveAll(out)
 	args := append([]string{"run", "--split", ds, "--model", "scripted:" + script, "-o", out, "--progress", "none"}, RunArgs(s.Workers)...)
-	busy0 := MachineBusy()
+	if s.Launcher != "" {
+		args = append(args, "-c", "environment.launcher="+s.Launcher)
+	}
+	busy0, engine0 := MachineBusy(), EngineCPU()
 	u, err := TimeBinary(ctx, bin, args, nil)
 	if err != nil {
 		return Scale{}, err
 	}
-	busy := MachineBusy() - busy0
+	busy, engine := MachineBusy()-busy0, EngineCPU()-engine0
 	h, _, err := results.ReadLedger(out)
 	if err != nil {
 		return Scale{}, err
 	}
-	res := Scale{Spec: s, Usage: u, Busy: busy, Statuses: map[string]int{}, Errors: map[string]string{}}
+	res := Scale{Spec: s, Usage: u, Busy: busy, Engine: engine, Statuses: map[string]int{}, Errors: map[string]string{}}
 	var wait, first, rest, over []time.Duration
 	sec := func(f float64) time.Duration { return time.Duration(f * float64(time.Second)) }
 	for _, recs := range h {
@@ -210,11 +217,34 @@ func floorLife(ctx context.Context, d *Docker, s ScaleSpec, i int, mu *sync.Mute
 	return err
 }
 
+// label names the launcher setting of a scale run in its rows ("" for the default).
+func (s ScaleSpec) label() string {
+	if s.Launcher == "" {
+		return ""
+	}
+	return ", launcher " + s.Launcher
+}
+
+// CapacityRows compares the machine capacity of scale runs of the same size with the launcher
+// and without: container lives per CPU second of the Docker engine's processes (and of the
+// whole machine, which other work on a shared machine inflates).
+func CapacityRows(on, off Scale) []Row {
+	per := func(s Scale, d time.Duration) float64 { return float64(s.Spec.Instances) / d.Seconds() }
+	return []Row{{
+		What: fmt.Sprintf("machine capacity with the launcher and without (%d instances × %d commands, %d workers)", on.Spec.Instances, Steps, on.Spec.Workers),
+		Measured: fmt.Sprintf("container lives per CPU second of the engine's processes: launcher %.2f, exec %.2f (%.2f×); per CPU second of the whole machine: %.3f, %.3f (%.2f×); wall %s vs %s",
+			per(on, on.Engine), per(off, off.Engine), (per(on, on.Engine))/per(off, off.Engine),
+			per(on, on.Busy), per(off, off.Busy), per(on, on.Busy)/per(off, off.Busy),
+			on.Usage.Wall.Round(10*time.Millisecond), off.Usage.Wall.Round(10*time.Millisecond)),
+		NA: true,
+	}}
+}
+
 func (s Scale) Rows() []Row {
 	sp := s.Spec
 	eff := s.Efficiency()
 	rows := []Row{{
-		What:     fmt.Sprintf("scale: %d instances, %d workers, %d steps × %s model time", sp.Instances, sp.Workers, Steps, sp.Delay),
+		What:     fmt.Sprintf("scale: %d instances, %d workers, %d steps × %s model time%s", sp.Instances, sp.Workers, Steps, sp.Delay, sp.label()),
 		Measured: fmt.Sprintf("ideal %s ÷ actual %s = %.3f (statuses %v)", sp.Ideal(), s.Usage.Wall.Round(10*time.Millisecond), eff, s.Statuses),
 		Goal:     "≥ 0.95", Pass: eff >= 0.95,
 	}}

@@ -20,7 +20,13 @@ import (
 func main() {
 	var (
 		out       = flag.String("o", "BENCHMARKS.md", "Markdown file to write (- for stdout only)")
-		only      = flag.String("only", "roundtrip,overhead,scale,flood,load,resume,kube", "measurements to run, comma-separated (kube: the Kubernetes backend on the cluster of $KUBECONFIG, default the test cluster of scripts/kube-up.sh)")
+		only      = flag.String("only", "roundtrip,cost,overhead,scale,capacity,flood,load,resume,kube,mini", "measurements to run, comma-separated (kube: the Kubernetes backend on the cluster of $KUBECONFIG, default the test cluster of scripts/kube-up.sh; mini: the side-by-side with mini-swe-agent, which needs -mini)")
+		costN     = flag.Int("cost", 200, "commands per method of the launcher's command cost")
+		instN     = flag.Int("instance-cost", 10, "instances per side of the launcher's instance cost")
+		capInst   = flag.Int("capacity-instances", 64, "instances of each run of the capacity comparison (launcher on and off)")
+		capWork   = flag.Int("capacity-workers", 16, "workers of the capacity comparison")
+		mini      = flag.String("mini", "", "a mini-swe-agent checkout for the side-by-side (scripts/bench/vs_mini.py); without it, mini is skipped")
+		miniArgs  = flag.String("mini-args", "", "more arguments for scripts/bench/vs_mini.py, space-separated (e.g. --rounds 3)")
 		kubeN     = flag.Int("kube-n", 100, "round trips per method of the Kubernetes comparison")
 		kubeStart = flag.Int("kube-starts", 20, "pod and container starts of the Kubernetes comparison, and instances per side of its overhead comparison")
 		keep      = flag.Bool("keep", false, "keep the rows of the existing report (-o) that this run does not measure (e.g. -only kube -keep adds the Kubernetes rows)")
@@ -56,6 +62,7 @@ func main() {
 	}
 	jsonOut = *rowsOut
 	kubeRounds, kubeStarts = *kubeN, *kubeStart
+	costRounds, instanceCosts, capacityInstances, capacityWorkers, miniDir, miniExtra = *costN, *instN, *capInst, *capWork, *mini, *miniArgs
 	if *keep && *out != "-" {
 		prior = append(prior, existingRows(*out)...)
 	}
@@ -66,9 +73,11 @@ func main() {
 }
 
 var (
-	prior                  []bench.Row
-	jsonOut                string
-	kubeRounds, kubeStarts int
+	prior                                                         []bench.Row
+	jsonOut                                                       string
+	kubeRounds, kubeStarts                                        int
+	costRounds, instanceCosts, capacityInstances, capacityWorkers int
+	miniDir, miniExtra                                            string
 )
 
 // existingRows reads the results table of the report at path (none when it cannot).
@@ -112,13 +121,17 @@ func run(outPath, only string, n, overhead, instances int, workers string, delay
 		return err
 	}
 	defer os.RemoveAll(tmp)
-	if bin == "" && (want["scale"] || want["flood"] || want["resume"]) {
+	if want["mini"] && miniDir == "" {
+		fmt.Fprintln(os.Stderr, "benchrun: no -mini checkout: the side-by-side with mini-swe-agent is skipped")
+		delete(want, "mini")
+	}
+	if bin == "" && (want["scale"] || want["capacity"] || want["flood"] || want["resume"] || want["mini"]) {
 		if bin, err = bench.BuildBinary(ctx, tmp); err != nil {
 			return err
 		}
 	}
 	var d *bench.Docker
-	if want["roundtrip"] || want["overhead"] || (want["scale"] && floor) || want["kube"] {
+	if want["roundtrip"] || want["cost"] || want["overhead"] || (want["scale"] && floor) || want["kube"] {
 		cctx, cancel := context.WithTimeout(ctx, 20*time.Second)
 		d, err = bench.Connect(cctx)
 		cancel()
@@ -148,6 +161,20 @@ func run(outPath, only string, n, overhead, instances int, workers string, delay
 		}
 		add(r.Rows())
 	}
+	if want["cost"] {
+		logf("command cost: %d commands per method", costRounds)
+		c, err := bench.MeasureCommandCost(ctx, d, costRounds, nil)
+		if err != nil {
+			return fmt.Errorf("command cost: %w", err)
+		}
+		add(c.Rows())
+		logf("instance cost: %d instances of %d commands per side", instanceCosts, bench.InstanceCommands)
+		ic, err := bench.MeasureInstanceCost(ctx, d, instanceCosts, tmp, nil)
+		if err != nil {
+			return fmt.Errorf("instance cost: %w", err)
+		}
+		add(ic.Rows())
+	}
 	if want["overhead"] {
 		logf("instance overhead: %d instances per side", overhead)
 		o, err := bench.MeasureOverhead(ctx, d, overhead, tmp, nil)
@@ -176,6 +203,30 @@ func run(outPath, only string, n, overhead, instances int, workers string, delay
 			}
 			add(s.Rows())
 		}
+	}
+	if want["capacity"] {
+		var runs [2]bench.Scale
+		for i, l := range []string{"auto", "off"} {
+			spec := bench.ScaleSpec{Instances: capacityInstances, Workers: capacityWorkers, Delay: delay, Launcher: l}
+			logf("capacity: %d instances, %d workers, launcher %s", spec.Instances, spec.Workers, l)
+			s, err := bench.MeasureScale(ctx, bin, tmp, spec)
+			if err != nil {
+				return fmt.Errorf("capacity: %w", err)
+			}
+			if s.Statuses["Submitted"] != spec.Instances {
+				return fmt.Errorf("capacity, launcher %s: statuses %v", l, s.Statuses)
+			}
+			runs[i] = s
+		}
+		add(bench.CapacityRows(runs[0], runs[1]))
+	}
+	if want["mini"] {
+		logf("side by side with mini-swe-agent (%s)", miniDir)
+		rs, err := bench.SideBySide(ctx, miniDir, bin, strings.Fields(miniExtra), os.Stderr)
+		if err != nil {
+			return fmt.Errorf("mini: %w", err)
+		}
+		add(rs)
 	}
 	if want["flood"] {
 		logf("output flood: %d bytes", flood)
