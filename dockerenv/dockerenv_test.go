@@ -29,6 +29,11 @@ func startTestContainer(t *testing.T, e *dockerenv.Engine, spec sandbox.Spec) *d
 	if spec.Cwd == "" {
 		spec.Cwd = "/tmp"
 	}
+	if spec.Launcher == "" {
+		// The tests of the exec path (kills through PID 1, limits, …) run without the launcher
+		// that a make launcher embedded; the launcher's tests ask for it.
+		spec.Launcher = sandbox.LauncherOff
+	}
 	ctx := context.Background()
 	// Sweep by run id at cleanup as well, so a failed create leaves nothing either.
 	t.Cleanup(func() { _, _ = e.Sweep(context.Background(), sandbox.Selector{RunID: spec.RunID}) })

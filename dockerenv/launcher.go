@@ -59,7 +59,7 @@ func (c *Container) startLauncher(ctx context.Context) {
 		ls, err := c.launch(ctx, dir, prog)
 		if err == nil {
 			c.ls.Store(ls)
-			log.Debug("launcher started", "dir", dir, "pid", ls.s.PID())
+			log.Info("launcher started", "dir", dir, "pid", ls.s.PID())
 			return
 		}
 		errs = append(errs, fmt.Errorf("%s: %w", dir, err))

@@ -29,7 +29,7 @@ func TestLauncherFaults(t *testing.T) {
 	}
 	launchertest.Run(t, launchertest.Config{
 		Start: func(t *testing.T, on bool) launchertest.Sandbox {
-			return startTestContainer(t, engines[on], sandbox.Spec{})
+			return startTestContainer(t, engines[on], sandbox.Spec{Launcher: sandbox.LauncherAuto})
 		},
 		Goroutines: []string{"dockerenv.(*Container).launch"},
 	})
@@ -44,7 +44,7 @@ func TestLauncherOffBySpec(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { e.Close() })
-	if c := startTestContainer(t, e, sandbox.Spec{}); c.LauncherPID() == 0 {
+	if c := startTestContainer(t, e, sandbox.Spec{Launcher: sandbox.LauncherAuto}); c.LauncherPID() == 0 {
 		t.Error("no launcher in a container of an engine with the launcher on")
 	}
 	if c := startTestContainer(t, e, sandbox.Spec{InstanceID: "test__dockerenv-2", Launcher: sandbox.LauncherOff}); c.LauncherPID() != 0 {

@@ -28,6 +28,11 @@ func newCluster(t *testing.T, opts kubeenv.Options) *kubeenv.Cluster {
 	if opts.Pull == "" {
 		opts.Pull = kubeenv.PullNever // the test cluster has no registry
 	}
+	if opts.Launcher == "" {
+		// The tests of pods/exec run without the launcher that a make launcher embedded; the
+		// launcher's tests ask for it (launcherOptions).
+		opts.Launcher = sandbox.LauncherOff
+	}
 	ns := env.Namespace
 	if opts.Namespace != "" {
 		ns = opts.Namespace

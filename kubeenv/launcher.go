@@ -64,7 +64,7 @@ func (p *Pod) startLauncher(ctx context.Context) {
 		ls, err := p.launch(ctx, dir, prog)
 		if err == nil {
 			p.ls.Store(ls)
-			log.Debug("launcher started", "dir", dir, "pid", ls.s.PID())
+			log.Info("launcher started", "dir", dir, "pid", ls.s.PID())
 			return
 		}
 		errs = append(errs, fmt.Errorf("%s: %w", dir, err))

@@ -517,7 +517,7 @@ func (f *runFlags) connect(ctx context.Context, pull dockerenv.PullPolicy, logge
 	}
 	return dockerenv.NewPool(ctx, specs, f.workers, dockerenv.Options{
 		PullWorkers: f.pullWorkers, Platform: f.platform, Pull: pull, Cache: cache, Logger: logger,
-		OnPull: func(p sandbox.PullProgress) { progress.Pull(p) }, Launcher: launcher,
+		OnPull: func(p sandbox.PullProgress) { progress.Pull(p) }, Launcher: launcher, LauncherBinaries: launcherBinaries,
 	})
 }
 
