@@ -270,10 +270,24 @@ func (s *Session) abandon(why string) {
 	s.st.Close()
 }
 
+// write writes f; a write that does not complete within StartTimeout (a stream that takes no
+// more input) kills the launcher and ends the stream, which ends the write.
 func (s *Session) write(f wire.Frame) error {
-	s.wmu.Lock()
-	defer s.wmu.Unlock()
-	return s.fw.Write(f)
+	done := make(chan error, 1)
+	go func() {
+		s.wmu.Lock()
+		defer s.wmu.Unlock()
+		done <- s.fw.Write(f)
+	}()
+	t := time.NewTimer(StartTimeout)
+	defer t.Stop()
+	select {
+	case err := <-done:
+		return err
+	case <-t.C:
+	}
+	s.abandon(fmt.Sprintf("writing to the launcher took more than %s", StartTimeout))
+	return <-done
 }
 
 // ErrBusy is matched by the error of Run while another command runs: the backend runs it with
