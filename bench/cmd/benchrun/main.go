@@ -361,6 +361,33 @@ Benchmark containers run the local base image ` + "`swebench-run/base:bookworm`"
   interpreter's start-up is not counted. (The peers run ` + "`bash -lc`" + `; every method here runs
   ` + "`bash -c`" + ` so that only the mechanism differs.) The goal ratio compares medians and p90s of ours
   with the raw API running ` + "`bash -c true`" + `.
+- **Command cost, the launcher against exec and the fork floor** (rows *command cost*). Two
+  containers of the base image; in rounds of 50 commands per method that take turns: our ` + "`Exec`" + `
+  of ` + "`true`" + ` with the runner's options in a container with its launcher, the same in one with the
+  launcher off (one Docker exec per command), and the floor: one exec running a shell loop of 50
+  ` + "`bash -c true`" + ` (and the same loop with our argv, ` + "`sh -c 'exec \"$@\" 2>&1' sh bash -c true`" + `),
+  minus an exec of the empty loop. Wall time per command, and CPU per command: that of the
+  engine's processes (dockerd, containerd, the containerd shims, with the children they reaped:
+  runc, fuse-overlayfs; /proc/PID/stat), of the container's cgroup (the commands, the launcher)
+  and of the benchmark process (the client), over the round. Medians over the rounds; the goal
+  compares the launcher's CPU with the floor's.
+- **Instance cost, 40 commands** (rows *instance of 40 commands*). ` + "`runner.Run`" + ` in-process over one
+  instance whose scripted model (no delay) runs ` + "`true 1`" + ` … ` + "`true 39`" + ` and the submission, with the
+  launcher and with exec, alternating; wall time, and the engine's and the client's CPU, per
+  instance (medians).
+- **Machine capacity with the launcher and without** (row *machine capacity*). The scale test's
+  binary run (below) at a size this machine carries, once with ` + "`-c environment.launcher=auto`" + ` and once
+  with ` + "`off`" + `: container lives (5 commands each) per CPU second of the engine's processes, and per
+  CPU second of the whole machine (/proc/stat, which other work on a shared machine inflates).
+- **Against mini-swe-agent** (rows *vs mini-swe-agent*). ` + "`scripts/bench/vs_mini.py`" + ` with a
+  mini-swe-agent checkout (` + "`MINI_SWE_AGENT=DIR scripts/bench/run.sh`" + `; nothing of it enters this
+  repository): mini-swe-agent's own batch runner (` + "`minisweagent.run.benchmarks.swebench.main`" + `, its
+  DockerEnvironment: ` + "`docker run`" + `, one ` + "`docker exec`" + ` per command) with its DeterministicModel, and
+  swebench-run with exec and with the launcher, each over the same 24 instances on the demo images
+  with 4 workers and the same scripted turns (` + "`true 1`" + ` …, then the submission; both sides ` + "`bash -c`" + `,
+  mini-swe-agent's swebench.yaml settings, the default bridge network), taking turns; only the
+  dataset loader of mini-swe-agent is replaced (a local JSON lines file instead of the hub).
+  Wall time of each whole run, and the engine's CPU during it.
 - **Instance overhead.** ` + "`runner.Run`" + ` in-process over one instance with the scripted model
   (no delay, 5 turns: four ` + "`true`" + `, then the submission), a fresh output directory each time:
   image check, container create and start, 5 execs, trajectory after every step, ledger, preds and
