@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -21,8 +22,28 @@ func useLauncher(t *testing.T) {
 	t.Cleanup(func() { launcherBinaries = prev })
 }
 
+// durations are what test runners print of their own run time ("4 passed in 0.20s").
+var durations = regexp.MustCompile(`\b\d+\.\d+s\b`)
+
+// scrub replaces the durations in the strings of v.
+func scrub(v any) any {
+	switch x := v.(type) {
+	case string:
+		return durations.ReplaceAllString(x, "N.NNs")
+	case map[string]any:
+		for k, e := range x {
+			x[k] = scrub(e)
+		}
+	case []any:
+		for i, e := range x {
+			x[i] = scrub(e)
+		}
+	}
+	return v
+}
+
 // messages returns the messages of every trajectory of out, by instance, without their
-// timestamps.
+// timestamps and with the durations they print scrubbed.
 func messages(t *testing.T, out string) map[string][]map[string]any {
 	t.Helper()
 	paths, _ := filepath.Glob(filepath.Join(out, "*", "*.traj.json"))
@@ -43,6 +64,7 @@ func messages(t *testing.T, out string) map[string][]map[string]any {
 			if extra, ok := m["extra"].(map[string]any); ok {
 				delete(extra, "timestamp")
 			}
+			scrub(m)
 		}
 		got[filepath.Base(filepath.Dir(p))] = traj.Messages
 	}
