@@ -170,10 +170,7 @@ func (c *Container) launch(ctx context.Context, dir string, prog []byte) (*launc
 func (c *Container) removeLauncherFile(ctx context.Context, dir string) {
 	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
 	defer cancel()
-	created, err := c.engine.cli.ExecCreate(rctx, c.id, client.ExecCreateOptions{User: "0", Cmd: []string{"rm", "-rf", dir}})
-	if err == nil {
-		_, _ = c.engine.cli.ExecStart(rctx, created.ID, client.ExecStartOptions{Detach: true})
-	}
+	_ = c.runAsRoot(rctx, []string{"rm", "-rf", dir})
 }
 
 // execEnded reports whether the engine reports the exec ended (it may take a moment after its
@@ -199,7 +196,12 @@ func (c *Container) execEnded(execID string) bool {
 
 // killPID kills the process pid of the container with an exec of kill -9.
 func (c *Container) killPID(ctx context.Context, pid int) error {
-	created, err := c.engine.cli.ExecCreate(ctx, c.id, client.ExecCreateOptions{User: "0", Cmd: []string{"kill", "-9", strconv.Itoa(pid)}})
+	return c.runAsRoot(ctx, []string{"kill", "-9", strconv.Itoa(pid)})
+}
+
+// runAsRoot runs argv in the container as root, detached, and waits for it to end.
+func (c *Container) runAsRoot(ctx context.Context, argv []string) error {
+	created, err := c.engine.cli.ExecCreate(ctx, c.id, client.ExecCreateOptions{User: "0", Cmd: argv})
 	if err != nil {
 		return err
 	}
