@@ -64,6 +64,24 @@ func EngineCPU() time.Duration {
 	return time.Duration(ticks) * time.Second / 100 // USER_HZ is 100 on Linux
 }
 
+// ContainersCPU is the CPU time of every Docker container's processes so far (the parent
+// cgroup of the containers, which keeps the time of those removed), 0 where it cannot be read.
+func ContainersCPU() time.Duration {
+	if data, err := os.ReadFile("/sys/fs/cgroup/cpuacct/docker/cpuacct.usage"); err == nil { // v1: ns
+		n, _ := strconv.ParseInt(strings.TrimSpace(string(data)), 10, 64)
+		return time.Duration(n)
+	}
+	for _, dir := range []string{"/sys/fs/cgroup/docker", "/sys/fs/cgroup/system.slice"} { // v2
+		if data, err := os.ReadFile(filepath.Join(dir, "cpu.stat")); err == nil {
+			if v, ok := strings.CutPrefix(string(data), "usage_usec "); ok {
+				n, _ := strconv.ParseInt(strings.Fields(v)[0], 10, 64)
+				return time.Duration(n) * time.Microsecond
+			}
+		}
+	}
+	return 0
+}
+
 // selfCPU is this process's user and system time.
 func selfCPU() time.Duration {
 	var ru syscall.Rusage
@@ -82,14 +100,22 @@ func containerCPU(ctx context.Context, cli *client.Client, id string) func() tim
 	if err != nil {
 		return func() time.Duration { return 0 }
 	}
+	// cgroup v1 (cpuacct, nanoseconds) where it is mounted, else v2 (cpu.stat, microseconds).
 	var file string
 	for _, line := range strings.Split(strings.TrimSpace(string(data)), "\n") {
 		parts := strings.SplitN(line, ":", 3)
+		if len(parts) != 3 {
+			continue
+		}
+		var candidate string
 		switch {
-		case len(parts) == 3 && parts[0] == "0" && parts[1] == "": // cgroup v2
-			file = filepath.Join("/sys/fs/cgroup", parts[2], "cpu.stat")
-		case len(parts) == 3 && strings.Contains(parts[1], "cpuacct") && file == "":
-			file = filepath.Join("/sys/fs/cgroup/cpuacct", parts[2], "cpuacct.usage")
+		case strings.Contains(parts[1], "cpuacct"):
+			candidate = filepath.Join("/sys/fs/cgroup/cpuacct", parts[2], "cpuacct.usage")
+		case parts[0] == "0" && parts[1] == "":
+			candidate = filepath.Join("/sys/fs/cgroup", parts[2], "cpu.stat")
+		}
+		if _, err := os.Stat(candidate); candidate != "" && err == nil && (file == "" || strings.HasSuffix(candidate, "cpuacct.usage")) {
+			file = candidate
 		}
 	}
 	return func() time.Duration {
@@ -250,31 +276,36 @@ const InstanceCommands = 40
 
 // InstanceCost compares one instance of InstanceCommands commands with the launcher and without.
 type InstanceCost struct {
-	Launcher, Exec                  Sample
-	LauncherCPU, ExecCPU            time.Duration // medians of the engine's and this process's CPU per instance
-	Ratios                          []float64     // exec ÷ launcher, paired
-	LauncherStart, LauncherStartCPU time.Duration
+	Launcher, Exec       Sample
+	LauncherCPU, ExecCPU time.Duration // medians of the engine's and the runner's CPU per instance
+	// LauncherContainers, ExecContainers: medians of the CPU of every container of the engine
+	// (shared with other work on the machine) per instance.
+	LauncherContainers, ExecContainers time.Duration
+	Ratios                             []float64 // exec ÷ launcher, paired
 }
 
 // MeasureInstanceCost alternates n runner instances (runner.Run in-process, the scripted model
 // without delay, InstanceCommands-1 `true` then the submission) with the launcher and with exec.
 func MeasureInstanceCost(ctx context.Context, d *Docker, n int, tmp string, log io.Writer) (InstanceCost, error) {
-	var wl, we, cl, ce []time.Duration
+	var wl, we, cl, ce, kl, ke []time.Duration
 	var o InstanceCost
 	for i := range n {
 		for _, m := range []struct {
 			backend *dockerenv.Pool
 			walls   *[]time.Duration
 			cpus    *[]time.Duration
+			conts   *[]time.Duration
 			name    string
-		}{{d.LaunchedPool, &wl, &cl, "launcher"}, {d.Pool, &we, &ce, "exec"}} {
-			e0, s0 := EngineCPU(), selfCPU()
+		}{{d.LaunchedPool, &wl, &cl, &kl, "launcher"}, {d.Pool, &we, &ce, &ke, "exec"}} {
+			em, c0, s0 := StartEngineMeter(), ContainersCPU(), selfCPU()
 			took, err := longInstance(ctx, m.backend, tmp, fmt.Sprintf("%s-%d", m.name, i))
+			engine := em.Stop()
 			if err != nil {
 				return InstanceCost{}, fmt.Errorf("%s instance: %w", m.name, err)
 			}
 			*m.walls = append(*m.walls, took)
-			*m.cpus = append(*m.cpus, EngineCPU()-e0+selfCPU()-s0)
+			*m.cpus = append(*m.cpus, engine+selfCPU()-s0)
+			*m.conts = append(*m.conts, ContainersCPU()-c0)
 		}
 		o.Ratios = append(o.Ratios, float64(we[i])/float64(wl[i]))
 		if log != nil {
@@ -283,6 +314,7 @@ func MeasureInstanceCost(ctx context.Context, d *Docker, n int, tmp string, log 
 	}
 	o.Launcher, o.Exec = Summarize(wl), Summarize(we)
 	o.LauncherCPU, o.ExecCPU = Summarize(cl).Median, Summarize(ce).Median
+	o.LauncherContainers, o.ExecContainers = Summarize(kl).Median, Summarize(ke).Median
 	return o, nil
 }
 
@@ -324,11 +356,11 @@ func longInstance(ctx context.Context, backend sandbox.Backend, tmp, name string
 func (o InstanceCost) Rows() []Row {
 	return []Row{
 		{What: fmt.Sprintf("instance of %d commands with the launcher (runner, no model time)", InstanceCommands),
-			Measured: fmt.Sprintf("median %s, p90 %s (n=%d); engine + client CPU %s per instance", ms(o.Launcher.Median), ms(o.Launcher.P90), o.Launcher.N, msf(o.LauncherCPU)), NA: true},
+			Measured: fmt.Sprintf("median %s, p90 %s (n=%d); CPU of the engine and the runner %s per instance, of the engine's containers %s", ms(o.Launcher.Median), ms(o.Launcher.P90), o.Launcher.N, msf(o.LauncherCPU), msf(o.LauncherContainers)), NA: true},
 		{What: fmt.Sprintf("instance of %d commands with exec", InstanceCommands),
-			Measured: fmt.Sprintf("median %s, p90 %s (n=%d); engine + client CPU %s per instance", ms(o.Exec.Median), ms(o.Exec.P90), o.Exec.N, msf(o.ExecCPU)), NA: true},
+			Measured: fmt.Sprintf("median %s, p90 %s (n=%d); CPU of the engine and the runner %s per instance, of the engine's containers %s", ms(o.Exec.Median), ms(o.Exec.P90), o.Exec.N, msf(o.ExecCPU), msf(o.ExecContainers)), NA: true},
 		{What: fmt.Sprintf("instance of %d commands: exec ÷ launcher", InstanceCommands),
-			Measured: fmt.Sprintf("%.2f× the wall time (median of paired ratios %.2f×), %.2f× the engine's and client's CPU", float64(o.Exec.Median)/float64(o.Launcher.Median), MedianFloat(o.Ratios), float64(o.ExecCPU)/float64(o.LauncherCPU)), NA: true},
+			Measured: fmt.Sprintf("%.2f× the wall time (median of paired ratios %.2f×), %.2f× the engine's and the runner's CPU", float64(o.Exec.Median)/float64(o.Launcher.Median), MedianFloat(o.Ratios), float64(o.ExecCPU)/float64(o.LauncherCPU)), NA: true},
 	}
 }
 
@@ -365,4 +397,95 @@ func SideBySide(ctx context.Context, mini, bin string, extra []string, log io.Wr
 	}
 	var rows []Row
 	return rows, json.Unmarshal(data, &rows)
+}
+
+// EngineMeter follows the CPU time of the Docker engine's processes (see EngineCPU) while
+// containers come and go: each container's shim ends with it, taking its time out of a plain
+// sum, so the meter samples the processes every 50 ms and adds up what each spent while seen.
+type EngineMeter struct {
+	stop chan struct{}
+	done chan time.Duration
+}
+
+// StartEngineMeter starts a meter; Stop returns the engine's CPU time since the start.
+func StartEngineMeter() *EngineMeter {
+	m := &EngineMeter{stop: make(chan struct{}), done: make(chan time.Duration, 1)}
+	go func() {
+		engine := map[int]bool{} // pid → whether it is one of the engine's processes
+		base, last := map[int]int64{}, map[int]int64{}
+		sample := func(first bool) {
+			entries, _ := os.ReadDir("/proc")
+			for _, e := range entries {
+				pid, err := strconv.Atoi(e.Name())
+				if err != nil {
+					continue
+				}
+				is, known := engine[pid]
+				if !known {
+					comm, _ := os.ReadFile(filepath.Join("/proc", e.Name(), "comm"))
+					c := strings.TrimSpace(string(comm))
+					is = c == "dockerd" || c == "containerd" || strings.HasPrefix(c, "containerd-shim")
+					engine[pid] = is
+				}
+				if !is {
+					continue
+				}
+				t, ok := procTicks(pid)
+				if !ok {
+					continue
+				}
+				if _, seen := base[pid]; !seen {
+					if first {
+						base[pid] = t
+					} else {
+						base[pid] = 0 // started during the measurement: all its time counts
+					}
+				}
+				last[pid] = t
+			}
+		}
+		sample(true)
+		tick := time.NewTicker(50 * time.Millisecond)
+		defer tick.Stop()
+		for {
+			select {
+			case <-m.stop:
+				sample(false)
+				var ticks int64
+				for pid, t := range last {
+					ticks += t - base[pid]
+				}
+				m.done <- time.Duration(ticks) * time.Second / 100
+				return
+			case <-tick.C:
+				sample(false)
+			}
+		}
+	}()
+	return m
+}
+
+// Stop ends the meter and returns the CPU time it measured.
+func (m *EngineMeter) Stop() time.Duration {
+	close(m.stop)
+	return <-m.done
+}
+
+// procTicks is utime+stime+cutime+cstime of pid, in clock ticks.
+func procTicks(pid int) (int64, bool) {
+	stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return 0, false
+	}
+	i := strings.LastIndexByte(string(stat), ')')
+	f := strings.Fields(string(stat)[i+1:])
+	if len(f) < 15 {
+		return 0, false
+	}
+	var ticks int64
+	for _, k := range []int{11, 12, 13, 14} {
+		n, _ := strconv.ParseInt(f[k], 10, 64)
+		ticks += n
+	}
+	return ticks, true
 }

@@ -44,10 +44,10 @@ type Scale struct {
 	Statuses  map[string]int
 	Breakdown Breakdown
 	// Busy is the CPU time the whole machine spent (all processes, /proc/stat) during the run;
-	// Engine that of the Docker engine's processes (EngineCPU).
-	Busy   time.Duration
-	Engine time.Duration
-	Floor  Floor // the same work done with bare Docker calls in-process (zero: not measured)
+	// Engine that of the Docker engine's processes (EngineCPU), Containers that of the
+	// containers' processes (ContainersCPU: the commands, the launchers, PID 1).
+	Busy, Engine, Containers time.Duration
+	Floor                    Floor // the same work done with bare Docker calls in-process (zero: not measured)
 	// Errors holds the first error message recorded for each exit status other than Submitted.
 	Errors map[string]string
 }
@@ -89,17 +89,18 @@ func MeasureScale(ctx context.Context, bin, tmp string, s ScaleSpec) (Scale, err
 	if s.Launcher != "" {
 		args = append(args, "-c", "environment.launcher="+s.Launcher)
 	}
-	busy0, engine0 := MachineBusy(), EngineCPU()
+	busy0, meter, cont0 := MachineBusy(), StartEngineMeter(), ContainersCPU()
 	u, err := TimeBinary(ctx, bin, args, nil)
+	engine := meter.Stop()
 	if err != nil {
 		return Scale{}, err
 	}
-	busy, engine := MachineBusy()-busy0, EngineCPU()-engine0
+	busy, cont := MachineBusy()-busy0, ContainersCPU()-cont0
 	h, _, err := results.ReadLedger(out)
 	if err != nil {
 		return Scale{}, err
 	}
-	res := Scale{Spec: s, Usage: u, Busy: busy, Engine: engine, Statuses: map[string]int{}, Errors: map[string]string{}}
+	res := Scale{Spec: s, Usage: u, Busy: busy, Engine: engine, Containers: cont, Statuses: map[string]int{}, Errors: map[string]string{}}
 	var wait, first, rest, over []time.Duration
 	sec := func(f float64) time.Duration { return time.Duration(f * float64(time.Second)) }
 	for _, recs := range h {
@@ -226,15 +227,20 @@ func (s ScaleSpec) label() string {
 }
 
 // CapacityRows compares the machine capacity of scale runs of the same size with the launcher
-// and without: container lives per CPU second of the Docker engine's processes (and of the
-// whole machine, which other work on a shared machine inflates).
+// and without: container lives per CPU second of the engine's processes and the runner's (and
+// with the CPU of the engine's containers, and of the whole machine, both of which other work
+// on a shared machine inflates).
 func CapacityRows(on, off Scale) []Row {
 	per := func(s Scale, d time.Duration) float64 { return float64(s.Spec.Instances) / d.Seconds() }
+	runner := func(s Scale) time.Duration { return time.Duration(s.Usage.CPUSec() * float64(time.Second)) }
+	cost := func(s Scale) time.Duration { return s.Engine + runner(s) }
+	life := func(s Scale, d time.Duration) float64 { return d.Seconds() / float64(s.Spec.Instances) }
 	return []Row{{
 		What: fmt.Sprintf("machine capacity with the launcher and without (%d instances × %d commands, %d workers)", on.Spec.Instances, Steps, on.Spec.Workers),
-		Measured: fmt.Sprintf("container lives per CPU second of the engine's processes: launcher %.2f, exec %.2f (%.2f×); per CPU second of the whole machine: %.3f, %.3f (%.2f×); wall %s vs %s",
-			per(on, on.Engine), per(off, off.Engine), (per(on, on.Engine))/per(off, off.Engine),
-			per(on, on.Busy), per(off, off.Busy), per(on, on.Busy)/per(off, off.Busy),
+		Measured: fmt.Sprintf("container lives per CPU second of the engine and the runner: launcher %.2f, exec %.2f (%.2f×; %.2f vs %.2f CPU s per life); with the containers' CPU %.2f vs %.2f (%.2f×); per CPU second of the whole machine %.3f vs %.3f; wall %s vs %s",
+			per(on, cost(on)), per(off, cost(off)), per(on, cost(on))/per(off, cost(off)), life(on, cost(on)), life(off, cost(off)),
+			per(on, cost(on)+on.Containers), per(off, cost(off)+off.Containers), per(on, cost(on)+on.Containers)/per(off, cost(off)+off.Containers),
+			per(on, on.Busy), per(off, off.Busy),
 			on.Usage.Wall.Round(10*time.Millisecond), off.Usage.Wall.Round(10*time.Millisecond)),
 		NA: true,
 	}}

@@ -32,8 +32,11 @@ go build -o "$tmp/swebench-run" ./cmd/swebench-run
 mini=()
 [[ -z ${MINI_SWE_AGENT:-} ]] || mini=(-mini "$MINI_SWE_AGENT")
 status=0
-"$tmp/benchrun" -bin "$tmp/swebench-run" -o BENCHMARKS.md "${mini[@]}" "$@" || status=$?
-# Containers of an interrupted benchmark: the label run-id=bench marks them all.
-ids=$(docker ps -aq --filter label=swebench-run.run-id=bench)
+"$tmp/benchrun" -bin "$tmp/swebench-run" -o BENCHMARKS.md "${mini[@]}" "$@" &
+pid=$!
+wait $pid || status=$?
+# Containers of an interrupted benchmark: those its process started (their owner label), not
+# those of other benchmarks running on the same engine.
+ids=$(docker ps -aq --filter label=swebench-run.run-id=bench --filter "label=swebench-run.owner=$(hostname):$pid")
 [[ -z "$ids" ]] || docker rm -f $ids >/dev/null
 exit $status
