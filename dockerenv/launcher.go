@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"path"
 	"strconv"
-	"strings"
 	"sync"
 	"time"
 
@@ -142,14 +141,14 @@ func (c *Container) launch(ctx context.Context, dir string, prog []byte) (*launc
 	ls.s = launcher.New(launcher.Stream{Stdin: att.Conn, Close: closeStream, Kill: c.killPID}, func(why string) {
 		c.engine.images.opts.Logger.Info("the launcher is gone; the container's commands run with exec from now on", "container", c.name, "why", why)
 	})
-	stderr := &cappedBuffer{max: 4 << 10}
+	stderr := &launcher.Stderr{}
 	go func() {
 		defer close(ls.read)
 		_, err := stdcopy.StdCopy(ls.s, stderr, att.Reader)
 		closeStream()
 		exited := c.execEnded(created.ID)
-		if err == nil && stderr.Len() > 0 {
-			err = errors.New("stderr: " + strings.TrimSpace(stderr.String()))
+		if msg := stderr.String(); err == nil && msg != "" {
+			err = errors.New("stderr: " + msg)
 		}
 		ls.s.End(err, exited)
 	}()
@@ -157,7 +156,7 @@ func (c *Container) launch(ctx context.Context, dir string, prog []byte) (*launc
 		ls.s.Close()
 		<-ls.read
 		c.removeLauncherFile(ctx, path.Join(dir, name))
-		if msg := strings.TrimSpace(stderr.String()); msg != "" {
+		if msg := stderr.String(); msg != "" {
 			err = fmt.Errorf("%w: %s", err, msg)
 		}
 		return nil, err
@@ -268,7 +267,7 @@ func (c *Container) execLaunched(ctx context.Context, s *launcher.Session, n int
 	}
 	req := wire.Request{
 		Argv: sandbox.CommandArgv(opts.Interpreter, command), Env: sandbox.EnvList(c.spec.Env, opts.Env),
-		Cwd: cwd, TimeoutMS: timeoutMS(opts.Timeout), MaxOutput: uint32(min(max, 1<<31-1)), Drain: wire.DrainDocker,
+		Cwd: cwd, TimeoutMS: launcher.TimeoutMS(opts.Timeout), MaxOutput: uint32(min(max, 1<<31-1)), Drain: wire.DrainDocker,
 	}
 	out := sandbox.NewOutputBuffer(max)
 	start := time.Now()
@@ -330,39 +329,4 @@ func (c *Container) stopped(ctx context.Context, cause error) error {
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
-}
-
-func timeoutMS(d time.Duration) uint64 {
-	if d <= 0 {
-		return 0
-	}
-	return uint64(max(1, d.Milliseconds()))
-}
-
-// cappedBuffer keeps the first max bytes written to it.
-type cappedBuffer struct {
-	mu  sync.Mutex
-	max int
-	b   bytes.Buffer
-}
-
-func (w *cappedBuffer) Write(p []byte) (int, error) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	if room := w.max - w.b.Len(); room > 0 {
-		w.b.Write(p[:min(room, len(p))])
-	}
-	return len(p), nil
-}
-
-func (w *cappedBuffer) Len() int {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return w.b.Len()
-}
-
-func (w *cappedBuffer) String() string {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return w.b.String()
 }

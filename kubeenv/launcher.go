@@ -1,7 +1,6 @@
 package kubeenv
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -138,7 +137,7 @@ func (p *Pod) launch(ctx context.Context, dir string, prog []byte) (*launcherSta
 	ls.s = launcher.New(launcher.Stream{Stdin: feed, Close: end, Kill: p.killPID}, func(why string) {
 		p.c.log.Info("the launcher is gone; the pod's commands run with pods/exec from now on", "pod", p.name, "why", why)
 	})
-	stderr := &cappedBuffer{max: 4 << 10}
+	stderr := &launcher.Stderr{}
 	go func() {
 		defer close(ls.read)
 		out := writerFunc(func(b []byte) (int, error) {
@@ -153,8 +152,8 @@ func (p *Pod) launch(ctx context.Context, dir string, prog []byte) (*launcherSta
 		// An exit status means that the launcher ended and its output was delivered.
 		var exitErr utilexec.ExitError
 		exited := err == nil || errors.As(err, &exitErr)
-		if err == nil && stderr.Len() > 0 {
-			err = errors.New("stderr: " + strings.TrimSpace(stderr.String()))
+		if msg := stderr.String(); err == nil && msg != "" {
+			err = errors.New("stderr: " + msg)
 		}
 		ls.s.End(err, exited)
 	}()
@@ -162,7 +161,7 @@ func (p *Pod) launch(ctx context.Context, dir string, prog []byte) (*launcherSta
 		ls.s.Close()
 		<-ls.read
 		_, _, _ = p.run(context.WithoutCancel(ctx), []string{"rm", "-rf", path.Dir(exe)}, nil)
-		if msg := strings.TrimSpace(stderr.String()); msg != "" {
+		if msg := stderr.String(); msg != "" {
 			err = fmt.Errorf("%w: %s", err, msg)
 		}
 		return nil, err
@@ -225,7 +224,7 @@ func (p *Pod) execLaunched(ctx context.Context, s *launcher.Session, n int64, in
 	}
 	req := wire.Request{
 		Argv: []string{"bash", "-c", execWrapperLaunched}, Cwd: p.spec.Cwd, Stdin: input,
-		TimeoutMS: timeoutMS(opts.Timeout), MaxOutput: uint32(min(max, 1<<31-1)), Drain: wire.DrainEOF,
+		TimeoutMS: launcher.TimeoutMS(opts.Timeout), MaxOutput: uint32(min(max, 1<<31-1)), Drain: wire.DrainEOF,
 	}
 	out := sandbox.NewOutputBuffer(max)
 	start := time.Now()
@@ -277,39 +276,4 @@ func (p *Pod) execLaunched(ctx context.Context, s *launcher.Session, n int64, in
 func isDied(err error) bool {
 	var died *sandbox.DiedError
 	return errors.As(err, &died) || errors.Is(err, sandbox.ErrBackendDown)
-}
-
-func timeoutMS(d time.Duration) uint64 {
-	if d <= 0 {
-		return 0
-	}
-	return uint64(max(1, d.Milliseconds()))
-}
-
-// cappedBuffer keeps the first max bytes written to it.
-type cappedBuffer struct {
-	mu  sync.Mutex
-	max int
-	b   bytes.Buffer
-}
-
-func (w *cappedBuffer) Write(p []byte) (int, error) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	if room := w.max - w.b.Len(); room > 0 {
-		w.b.Write(p[:min(room, len(p))])
-	}
-	return len(p), nil
-}
-
-func (w *cappedBuffer) Len() int {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return w.b.Len()
-}
-
-func (w *cappedBuffer) String() string {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return w.b.String()
 }

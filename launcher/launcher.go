@@ -315,7 +315,7 @@ func (s *Session) Run(ctx context.Context, req wire.Request, out Output) (wire.R
 	r := &run{s: s, id: s.nextID, out: out}
 	if err := s.write(wire.Frame{Kind: wire.KindRun, ID: r.id, Payload: payload}); err != nil {
 		// Whether the launcher read any of it shows when the stream ends.
-		return r.afterEnd(ctx, "writing the request failed: "+err.Error())
+		return r.afterEnd("writing the request failed: "+err.Error())
 	}
 	return r.wait(ctx, req)
 }
@@ -370,12 +370,12 @@ func (r *run) wait(ctx context.Context, req wire.Request) (wire.Result, error) {
 				startT.Stop()
 			}
 		case <-s.ended:
-			return r.afterEnd(ctx, "its stream ended")
+			return r.afterEnd("its stream ended")
 		case <-ctxDone:
 			ctxDone = nil
 			cancelSent = s.write(wire.Frame{Kind: wire.KindCancel, ID: r.id}) == nil
 			if !cancelSent {
-				return r.afterEnd(ctx, "the cancel could not be sent")
+				return r.afterEnd("the cancel could not be sent")
 			}
 			t := time.NewTimer(CancelTimeout)
 			defer t.Stop()
@@ -393,7 +393,7 @@ func (r *run) wait(ctx context.Context, req wire.Request) (wire.Result, error) {
 				_ = s.st.Kill(kctx, pid)
 				cancel()
 			}
-			return r.afterEnd(ctx, fmt.Sprintf("the launcher did not take the command within %s", StartTimeout))
+			return r.afterEnd(fmt.Sprintf("the launcher did not take the command within %s", StartTimeout))
 		case <-backstop:
 			return r.lost(fmt.Sprintf("no result within the command's timeout and %s", ResultSlack))
 		}
@@ -403,7 +403,7 @@ func (r *run) wait(ctx context.Context, req wire.Request) (wire.Result, error) {
 // afterEnd decides once the stream ended (or must end): the frames that arrived are taken
 // first. A request the launcher never accepted, from a launcher known to have ended with all
 // its output delivered, never ran (ErrGone); anything else is lost.
-func (r *run) afterEnd(ctx context.Context, why string) (wire.Result, error) {
+func (r *run) afterEnd(why string) (wire.Result, error) {
 	s := r.s
 	wait := time.NewTimer(10 * time.Second)
 	defer wait.Stop()
@@ -452,7 +452,6 @@ func (r *run) afterEnd(ctx context.Context, why string) (wire.Result, error) {
 	if s.endErr != nil {
 		why += ": " + s.endErr.Error()
 	}
-	_ = ctx
 	return r.lost(why)
 }
 
@@ -515,4 +514,35 @@ func (r *run) handle(f wire.Frame) error {
 		return fmt.Errorf("unexpected frame kind %d", f.Kind)
 	}
 	return nil
+}
+
+// TimeoutMS is a command's timeout as a Request carries it (0: none).
+func TimeoutMS(d time.Duration) uint64 {
+	if d <= 0 {
+		return 0
+	}
+	return uint64(max(1, d.Milliseconds()))
+}
+
+// Stderr keeps the first 4 KiB the launcher writes on its stderr (nothing, unless its runtime
+// fails), for the error that ends a session. Safe for concurrent use.
+type Stderr struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (w *Stderr) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if room := 4<<10 - w.b.Len(); room > 0 {
+		w.b.Write(p[:min(room, len(p))])
+	}
+	return len(p), nil
+}
+
+// String returns what was kept, trimmed.
+func (w *Stderr) String() string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return strings.TrimSpace(w.b.String())
 }

@@ -410,6 +410,9 @@ func (d *decoder) strings() []string {
 		d.fail = true
 		return nil
 	}
+	if n == 0 {
+		return nil
+	}
 	out := make([]string, 0, n)
 	for range n {
 		out = append(out, string(d.bytes()))
