@@ -315,7 +315,7 @@ func (s *Session) Run(ctx context.Context, req wire.Request, out Output) (wire.R
 	r := &run{s: s, id: s.nextID, out: out}
 	if err := s.write(wire.Frame{Kind: wire.KindRun, ID: r.id, Payload: payload}); err != nil {
 		// Whether the launcher read any of it shows when the stream ends.
-		return r.afterEnd("writing the request failed: "+err.Error())
+		return r.afterEnd("writing the request failed: " + err.Error())
 	}
 	return r.wait(ctx, req)
 }
