@@ -5,10 +5,20 @@ VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 DEMO_OUT ?= runs/demo
 DEMO_KUBE_OUT ?= runs/demo-kube
 
-.PHONY: build test testdata unit demo demo-kube images lint bench clean kube-up kube-down
+.PHONY: build launcher test testdata unit demo demo-kube images lint bench clean kube-up kube-down
 
-build:
+build: launcher
 	$(GO) build -ldflags "-X main.version=$(VERSION)" -o $(BIN) ./cmd/swebench-run
+
+# The launcher that runs commands inside sandboxes (package launcher), static, for both
+# architectures a sandbox may have; swebench-run embeds what this builds (a plain `go build`
+# gets none, and runs every command with the backend's exec).
+LAUNCHER_ARCHES := amd64 arm64
+launcher:
+	@for arch in $(LAUNCHER_ARCHES); do \
+		CGO_ENABLED=0 GOOS=linux GOARCH=$$arch $(GO) build -trimpath -ldflags "-s -w" \
+			-o launcher/bin/launcher-linux-$$arch ./launcher/cmd/launcher || exit 1; \
+	done
 
 # Test images (base + demo instances, and one demo image or more per dataset family: SWE-bench
 # Pro, Multi-SWE-bench, SWE-bench-Live, SWE-Gym, SWE-rebench-V2, SWE-PolyBench and SWE-smith),
@@ -23,7 +33,7 @@ images:
 # The whole suite: unit tests and integration tests against the real Docker engine. Runs
 # `make testdata` first, ends with the count of corpus tests that ran and skipped, and stops what
 # the tests started (the second Docker engine: SWEBENCH_RUN_KEEP_ENGINES=1 keeps it).
-test: images
+test: images launcher
 	GO="$(GO)" scripts/test.sh
 
 # The test corpus (real SWE-bench files listed in testutil/corpus/manifest.txt) into its cache,
@@ -60,7 +70,7 @@ lint:
 	$(GO) run ./demo/gen -check
 
 clean:
-	rm -rf bin
+	rm -rf bin launcher/bin/launcher-linux-*
 
 # Benchmarks against the references (raw Docker API, `docker exec` subprocesses, bare Docker
 # calls): prints the table and writes BENCHMARKS.md. Takes 25–35 minutes here; not part of

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/swebench-run/swebench-run/launcher/launchertest"
 	"github.com/swebench-run/swebench-run/testutil/testenv"
 )
 
@@ -27,6 +28,7 @@ func docker(t testing.TB) *Docker {
 	t.Helper()
 	e := testenv.Docker(t) // skips in -short mode or without a daemon (fails under CI)
 	testenv.RequireImage(t, e, BaseImage)
+	LauncherBinaries = launchertest.Binaries(t) // this checkout's launcher
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
 	d, err := Connect(ctx)
@@ -44,6 +46,28 @@ func TestRoundTripSmoke(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, row := range r.Rows() {
+		t.Logf("%s: %s", row.What, row.Measured)
+	}
+}
+
+func TestCommandCostSmoke(t *testing.T) {
+	d := docker(t)
+	c, err := MeasureCommandCost(context.Background(), d, iterations(t), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, row := range c.Rows() {
+		t.Logf("%s: %s", row.What, row.Measured)
+	}
+}
+
+func TestInstanceCostSmoke(t *testing.T) {
+	d := docker(t)
+	c, err := MeasureInstanceCost(context.Background(), d, iterations(t), t.TempDir(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, row := range c.Rows() {
 		t.Logf("%s: %s", row.What, row.Measured)
 	}
 }

@@ -20,8 +20,12 @@ import (
 	"github.com/swebench-run/swebench-run/model"
 )
 
-// BuildBinary builds cmd/swebench-run into dir and returns its path.
+// BuildBinary builds the launcher (into launcher/bin, as make launcher does, for this
+// machine's architecture) and cmd/swebench-run into dir and returns its path.
 func BuildBinary(ctx context.Context, dir string) (string, error) {
+	if err := buildLauncher(ctx); err != nil {
+		return "", err
+	}
 	bin := filepath.Join(dir, "swebench-run")
 	cmd := exec.CommandContext(ctx, "go", "build", "-o", bin, "./cmd/swebench-run")
 	cmd.Dir = RepoRoot()

@@ -27,35 +27,47 @@ const BaseImage = "swebench-run/base:bookworm"
 // RunID labels every container the benchmarks start (`swebench-run cleanup --run-id bench`).
 const RunID = "bench"
 
-// Docker is one engine, reached both through dockerenv and through a raw moby client.
+// Docker is one engine, reached through dockerenv (with the launcher off, and with it) and
+// through a raw moby client.
 type Docker struct {
-	Pool   *dockerenv.Pool // one engine, as the runner gets it (pull policy never)
+	Pool   *dockerenv.Pool // one engine, as the runner gets it (pull policy never), launcher off
 	Engine *dockerenv.Engine
-	Cli    *client.Client
+	// LaunchedPool and Launched are the same engine with the launcher (LauncherBinaries).
+	LaunchedPool *dockerenv.Pool
+	Launched     *dockerenv.Engine
+	Cli          *client.Client
 }
 
-// Connect opens both clients on the default engine.
+// Connect opens the clients on the default engine.
 func Connect(ctx context.Context) (*Docker, error) {
-	p, err := dockerenv.NewPool(ctx, nil, 1, dockerenv.Options{Pull: dockerenv.PullNever})
+	p, err := dockerenv.NewPool(ctx, nil, 1, dockerenv.Options{Pull: dockerenv.PullNever, Launcher: sandbox.LauncherOff})
 	if err != nil {
+		return nil, err
+	}
+	lp, err := dockerenv.NewPool(ctx, nil, 1, dockerenv.Options{Pull: dockerenv.PullNever, LauncherBinaries: LauncherBinaries})
+	if err != nil {
+		p.Close()
 		return nil, err
 	}
 	cli, err := client.New(client.FromEnv)
 	if err != nil {
 		p.Close()
+		lp.Close()
 		return nil, err
 	}
 	if _, err := cli.Ping(ctx, client.PingOptions{NegotiateAPIVersion: true}); err != nil {
 		p.Close()
+		lp.Close()
 		cli.Close()
 		return nil, err
 	}
-	return &Docker{Pool: p, Engine: p.Engines()[0], Cli: cli}, nil
+	return &Docker{Pool: p, Engine: p.Engines()[0], LaunchedPool: lp, Launched: lp.Engines()[0], Cli: cli}, nil
 }
 
-// Close closes both clients.
+// Close closes the clients.
 func (d *Docker) Close() {
 	d.Pool.Close()
+	d.LaunchedPool.Close()
 	d.Cli.Close()
 }
 

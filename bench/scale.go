@@ -26,6 +26,8 @@ import (
 type ScaleSpec struct {
 	Instances, Workers int
 	Delay              time.Duration
+	// Launcher is the run's environment.launcher ("" leaves the config's default, auto).
+	Launcher string
 }
 
 // Ideal is the time of a perfect pool with free containers: ceil(Instances/Workers) waves of
@@ -41,9 +43,11 @@ type Scale struct {
 	Usage     Usage // the binary's process
 	Statuses  map[string]int
 	Breakdown Breakdown
-	// Busy is the CPU time the whole machine spent (all processes, /proc/stat) during the run.
-	Busy  time.Duration
-	Floor Floor // the same work done with bare Docker calls in-process (zero: not measured)
+	// Busy is the CPU time the whole machine spent (all processes, /proc/stat) during the run;
+	// Engine that of the Docker engine's processes (EngineCPU), Containers that of the
+	// containers' processes (ContainersCPU: the commands, the launchers, PID 1).
+	Busy, Engine, Containers time.Duration
+	Floor                    Floor // the same work done with bare Docker calls in-process (zero: not measured)
 	// Errors holds the first error message recorded for each exit status other than Submitted.
 	Errors map[string]string
 }
@@ -82,17 +86,21 @@ func MeasureScale(ctx context.Context, bin, tmp string, s ScaleSpec) (Scale, err
 	out := filepath.Join(dir, "out")
 	os.RemoveAll(out)
 	args := append([]string{"run", "--split", ds, "--model", "scripted:" + script, "-o", out, "--progress", "none"}, RunArgs(s.Workers)...)
-	busy0 := MachineBusy()
+	if s.Launcher != "" {
+		args = append(args, "-c", "environment.launcher="+s.Launcher)
+	}
+	busy0, meter, cont0 := MachineBusy(), StartEngineMeter(), ContainersCPU()
 	u, err := TimeBinary(ctx, bin, args, nil)
+	engine := meter.Stop()
 	if err != nil {
 		return Scale{}, err
 	}
-	busy := MachineBusy() - busy0
+	busy, cont := MachineBusy()-busy0, ContainersCPU()-cont0
 	h, _, err := results.ReadLedger(out)
 	if err != nil {
 		return Scale{}, err
 	}
-	res := Scale{Spec: s, Usage: u, Busy: busy, Statuses: map[string]int{}, Errors: map[string]string{}}
+	res := Scale{Spec: s, Usage: u, Busy: busy, Engine: engine, Containers: cont, Statuses: map[string]int{}, Errors: map[string]string{}}
 	var wait, first, rest, over []time.Duration
 	sec := func(f float64) time.Duration { return time.Duration(f * float64(time.Second)) }
 	for _, recs := range h {
@@ -210,11 +218,39 @@ func floorLife(ctx context.Context, d *Docker, s ScaleSpec, i int, mu *sync.Mute
 	return err
 }
 
+// label names the launcher setting of a scale run in its rows ("" for the default).
+func (s ScaleSpec) label() string {
+	if s.Launcher == "" {
+		return ""
+	}
+	return ", launcher " + s.Launcher
+}
+
+// CapacityRows compares the machine capacity of scale runs of the same size with the launcher
+// and without: container lives per CPU second of the engine's processes and the runner's (and
+// with the CPU of the engine's containers, and of the whole machine, both of which other work
+// on a shared machine inflates).
+func CapacityRows(on, off Scale) []Row {
+	per := func(s Scale, d time.Duration) float64 { return float64(s.Spec.Instances) / d.Seconds() }
+	runner := func(s Scale) time.Duration { return time.Duration(s.Usage.CPUSec() * float64(time.Second)) }
+	cost := func(s Scale) time.Duration { return s.Engine + runner(s) }
+	life := func(s Scale, d time.Duration) float64 { return d.Seconds() / float64(s.Spec.Instances) }
+	return []Row{{
+		What: fmt.Sprintf("machine capacity with the launcher and without (%d instances × %d commands, %d workers)", on.Spec.Instances, Steps, on.Spec.Workers),
+		Measured: fmt.Sprintf("container lives per CPU second of the engine and the runner: launcher %.2f, exec %.2f (%.2f×; %.2f vs %.2f CPU s per life); with the containers' CPU %.2f vs %.2f (%.2f×); per CPU second of the whole machine %.3f vs %.3f; wall %s vs %s",
+			per(on, cost(on)), per(off, cost(off)), per(on, cost(on))/per(off, cost(off)), life(on, cost(on)), life(off, cost(off)),
+			per(on, cost(on)+on.Containers), per(off, cost(off)+off.Containers), per(on, cost(on)+on.Containers)/per(off, cost(off)+off.Containers),
+			per(on, on.Busy), per(off, off.Busy),
+			on.Usage.Wall.Round(10*time.Millisecond), off.Usage.Wall.Round(10*time.Millisecond)),
+		NA: true,
+	}}
+}
+
 func (s Scale) Rows() []Row {
 	sp := s.Spec
 	eff := s.Efficiency()
 	rows := []Row{{
-		What:     fmt.Sprintf("scale: %d instances, %d workers, %d steps × %s model time", sp.Instances, sp.Workers, Steps, sp.Delay),
+		What:     fmt.Sprintf("scale: %d instances, %d workers, %d steps × %s model time%s", sp.Instances, sp.Workers, Steps, sp.Delay, sp.label()),
 		Measured: fmt.Sprintf("ideal %s ÷ actual %s = %.3f (statuses %v)", sp.Ideal(), s.Usage.Wall.Round(10*time.Millisecond), eff, s.Statuses),
 		Goal:     "≥ 0.95", Pass: eff >= 0.95,
 	}}

@@ -19,6 +19,7 @@ import (
 
 	"github.com/swebench-run/swebench-run/agent"
 	"github.com/swebench-run/swebench-run/model"
+	"github.com/swebench-run/swebench-run/sandbox"
 )
 
 //go:embed *.yaml
@@ -66,6 +67,10 @@ type Environment struct {
 	Env         map[string]string `yaml:"env"`
 	ForwardEnv  []string          `yaml:"forward_env"` // host variables copied into every command
 	Interpreter []string          `yaml:"interpreter"`
+	// Launcher is how commands run: "auto" (the default) through the launcher, a program of
+	// ours started once in each sandbox, which forks every command with the semantics of the
+	// backend's exec at a fraction of its cost; "off" with the backend's exec.
+	Launcher string `yaml:"launcher"`
 }
 
 // Model holds the model section. The templates are rendered by the agent; everything else is the
@@ -123,6 +128,7 @@ func defaults() map[string]any {
 			"env":         map[string]any{},
 			"forward_env": []any{},
 			"interpreter": []any{"bash", "-lc"},
+			"launcher":    "auto",
 		},
 		"model": map[string]any{
 			"format_error_template": "{{ error }}",
@@ -332,6 +338,9 @@ func (c *Config) validate() error {
 		return fmt.Errorf("config: environment.timeout must be >= 0 seconds, got %v", e.Timeout)
 	case len(e.Interpreter) == 0:
 		return fmt.Errorf("config: environment.interpreter is empty; e.g. [bash, -c]")
+	}
+	if _, err := sandbox.ParseLauncher(e.Launcher); err != nil {
+		return fmt.Errorf("config: environment.%w", err)
 	}
 	r := agent.NewRenderer()
 	for _, t := range []struct{ key, src string }{

@@ -240,12 +240,42 @@ func TestLoadErrors(t *testing.T) {
 		{"negative limit", []string{"agent.cost_limit=-1"}, ">= 0"},
 		{"broken template", []string{"agent.instance_template={{ task"}, "agent.instance_template"},
 		{"broken startup command", []string{"run.env_startup_command={% if %}"}, "run.env_startup_command"},
+		{"unknown launcher setting", []string{"environment.launcher=on"}, "environment.launcher \"on\": want auto or off"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			_, err := Load(nil, tt.overrides)
 			if err == nil || !strings.Contains(err.Error(), tt.want) {
 				t.Errorf("err = %v, want one naming %s", err, tt.want)
+			}
+		})
+	}
+}
+
+// environment.launcher: auto by default (and so in the dump that run.json records), off when
+// set; a 1.x config leaves it out of its dump (1.x records no such key), which means auto.
+func TestLauncherSetting(t *testing.T) {
+	tests := []struct {
+		name      string
+		files     []string
+		overrides []string
+		want      string
+		dumped    any
+	}{
+		{"default", nil, nil, "auto", "auto"},
+		{"off", nil, []string{"environment.launcher=off"}, "off", "off"},
+		{"1.x layout", []string{"swebench_v1"}, nil, "", nil},
+		{"1.x layout, off", []string{"swebench_v1"}, []string{"environment.launcher=off"}, "off", "off"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			cfg, err := Load(tt.files, tt.overrides)
+			if err != nil {
+				t.Fatal(err)
+			}
+			env, _ := cfg.Dump()["environment"].(map[string]any)
+			if got := cfg.Environment.Launcher; got != tt.want || env["launcher"] != tt.dumped {
+				t.Errorf("Launcher = %q, dumped %v; want %q, %v", got, env["launcher"], tt.want, tt.dumped)
 			}
 		})
 	}

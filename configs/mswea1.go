@@ -14,6 +14,7 @@ import (
 
 	"github.com/swebench-run/swebench-run/agent"
 	"github.com/swebench-run/swebench-run/model"
+	"github.com/swebench-run/swebench-run/sandbox"
 )
 
 // Config layouts. mini-swe-agent 1.x keeps every template under agent: (action_observation_template,
@@ -220,6 +221,9 @@ func (c *Config) validateV1() error {
 		return fmt.Errorf("config: agent limits must be >= 0 (0: no limit)")
 	case e.Timeout < 0:
 		return fmt.Errorf("config: environment.timeout must be >= 0 seconds, got %v", e.Timeout)
+	}
+	if _, err := sandbox.ParseLauncher(e.Launcher); err != nil {
+		return fmt.Errorf("config: environment.%w", err)
 	}
 	if _, err := agent.CompilePyRegex(a.ActionRegex); err != nil {
 		return fmt.Errorf("config: agent.%w", err)

@@ -41,6 +41,10 @@ type Container struct {
 	killMu    sync.Mutex
 	kills     int
 	killsLost bool
+	// ls is the container's launcher (nil: commands run with exec); commands counts the
+	// container's commands.
+	ls       atomic.Pointer[launcherState]
+	commands atomic.Int64
 }
 
 var unsafeName = regexp.MustCompile(`[^a-zA-Z0-9_.-]+`)
@@ -130,6 +134,11 @@ func (e *Engine) StartContainer(ctx context.Context, spec sandbox.Spec) (*Contai
 		_ = c.Remove(ctx)
 		return nil, e.down(e.hung(ctx, fmt.Errorf("start container for %s: %w", spec.InstanceID, err)))
 	}
+	c.startLauncher(ctx)
+	if err := ctx.Err(); err != nil {
+		_ = c.Remove(ctx)
+		return nil, err
+	}
 	return c, nil
 }
 
@@ -179,7 +188,9 @@ const pingTimeout = 30 * time.Second
 //     the caller, and PID 1 is exempt in its PID namespace);
 //   - USR2: `kill -KILL -1`; then, once the killed processes are reaped (the cgroup's
 //     pids.current is back to 1, or 2 s passed), the line killAckPrefix+N on PID 1's stdout,
-//     the container's log, N counting the USR2s handled.
+//     the container's log, N counting the USR2s handled;
+//   - HUP: nothing but the end of the wait, so that orphans are reaped at once (the launcher
+//     sends it once it killed a timed-out command's processes itself).
 //
 // PID 1 never forks after its start: a bash that cannot fork (pids limit full) exits, which would
 // end the container. It waits with `read -t 1` on a FIFO that only it holds open (created at the
@@ -192,6 +203,7 @@ func mainProcess(lifetime time.Duration) string {
 trap 'kill -TERM -1 2>/dev/null' USR1
 trap 'kill -KILL -1 2>/dev/null; n=$((n+1))' USR2
 trap 'exit 0' TERM
+trap : HUP
 nap() { sleep "$1" & wait $!; }
 for d in /dev/shm /tmp; do
 	if mkfifo -m 600 "$d/.swebench-run-pid1" 2>/dev/null && exec 3<>"$d/.swebench-run-pid1"; then
@@ -222,6 +234,7 @@ const removeTimeout = 30 * time.Second
 // so that teardown happens even after Ctrl-C. Removing a container that is already gone is not an
 // error.
 func (c *Container) Remove(ctx context.Context) error {
+	c.closeLauncher()
 	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), removeTimeout)
 	defer cancel()
 	_, err := c.engine.cli.ContainerRemove(rctx, c.id, client.ContainerRemoveOptions{Force: true, RemoveVolumes: true})

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/swebench-run/swebench-run/dockerenv"
+	"github.com/swebench-run/swebench-run/launcher/launchertest"
 	"github.com/swebench-run/swebench-run/sandbox"
 	"github.com/swebench-run/swebench-run/sandbox/sandboxtest"
 	"github.com/swebench-run/swebench-run/testutil/testenv"
@@ -28,6 +29,11 @@ func startTestContainer(t *testing.T, e *dockerenv.Engine, spec sandbox.Spec) *d
 	if spec.Cwd == "" {
 		spec.Cwd = "/tmp"
 	}
+	if spec.Launcher == "" {
+		// The tests of the exec path (kills through PID 1, limits, …) run without the launcher
+		// that a make launcher embedded; the launcher's tests ask for it.
+		spec.Launcher = sandbox.LauncherOff
+	}
 	ctx := context.Background()
 	// Sweep by run id at cleanup as well, so a failed create leaves nothing either.
 	t.Cleanup(func() { _, _ = e.Sweep(context.Background(), sandbox.Selector{RunID: spec.RunID}) })
@@ -40,20 +46,36 @@ func startTestContainer(t *testing.T, e *dockerenv.Engine, spec sandbox.Spec) *d
 }
 
 // The behaviour the runner and eval rely on, on the real engine: a pool of the default engine
-// that never pulls (the suite's images are built locally by `make images`).
+// that never pulls (the suite's images are built locally by `make images`), with the launcher
+// (built from this checkout) and without it.
 func TestConformance(t *testing.T) {
 	testenv.RequireImage(t, testenv.Docker(t), testenv.BaseImage)
-	sandboxtest.Run(t, sandboxtest.Config{
-		Image: testenv.BaseImage,
-		New: func(t *testing.T, capacity int) sandboxtest.Backend {
-			pool, err := dockerenv.NewPool(context.Background(), nil, capacity, dockerenv.Options{Pull: dockerenv.PullNever})
-			if err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(func() { pool.Close() })
-			return pool
-		},
-	})
+	for _, mode := range []sandbox.Launcher{sandbox.LauncherAuto, sandbox.LauncherOff} {
+		t.Run("launcher="+string(mode), func(t *testing.T) {
+			sandboxtest.Run(t, sandboxtest.Config{
+				Image: testenv.BaseImage,
+				New: func(t *testing.T, capacity int) sandboxtest.Backend {
+					return newPool(t, capacity, mode)
+				},
+			})
+		})
+	}
+}
+
+// newPool returns a pool of the default engine that never pulls, with the launcher built from
+// this checkout (mode auto) or without it.
+func newPool(t *testing.T, capacity int, mode sandbox.Launcher) *dockerenv.Pool {
+	t.Helper()
+	opts := dockerenv.Options{Pull: dockerenv.PullNever, Launcher: mode}
+	if mode != sandbox.LauncherOff {
+		opts.LauncherBinaries = launchertest.Binaries(t)
+	}
+	pool, err := dockerenv.NewPool(context.Background(), nil, capacity, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { pool.Close() })
+	return pool
 }
 
 // The main process acknowledges every kill after a timeout in the container's log, and Exec

@@ -14,6 +14,7 @@ import (
 	"fmt"
 	"os"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/moby/moby/client"
@@ -57,6 +58,9 @@ type Engine struct {
 	// starts bounds the container creates and starts in flight on this engine (see
 	// maxConcurrentStarts).
 	starts chan struct{}
+	// arches caches the architecture of images (for the launcher); noLauncher the
+	// architectures whose missing launcher was logged.
+	arches, noLauncher sync.Map
 }
 
 // maxConcurrentStarts bounds the container creates and starts one engine runs at once. Starting

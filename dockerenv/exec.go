@@ -2,6 +2,7 @@ package dockerenv
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"strconv"
@@ -38,6 +39,13 @@ func (c *Container) Exec(ctx context.Context, command string, opts sandbox.ExecO
 }
 
 func (c *Container) exec(ctx context.Context, command string, opts sandbox.ExecOptions) (sandbox.ExecResult, error) {
+	n := c.commands.Add(1)
+	if s := c.session(); s != nil {
+		res, err := c.execLaunched(ctx, s, n, command, opts)
+		if !errors.Is(err, errUseExec) {
+			return res, err
+		}
+	}
 	cwd := opts.Cwd
 	if cwd == "" {
 		cwd = c.spec.Cwd

@@ -16,6 +16,7 @@ import (
 	"github.com/moby/moby/client"
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
 
+	"github.com/swebench-run/swebench-run/launcher"
 	"github.com/swebench-run/swebench-run/sandbox"
 )
 
@@ -50,6 +51,12 @@ type Options struct {
 	Auth func(ctx context.Context, image string) (string, error)
 	// Logger receives warnings and pull/removal events (default: discard).
 	Logger *slog.Logger
+	// Launcher says how containers run their commands: through the launcher (see package
+	// launcher), sandbox.LauncherAuto, the default, or with the engine's exec,
+	// sandbox.LauncherOff; a Spec's Launcher off wins.
+	Launcher sandbox.Launcher
+	// LauncherBinaries gives the launcher programs (default launcher.Embedded).
+	LauncherBinaries launcher.Binaries
 }
 
 func (o Options) withDefaults() Options {
@@ -75,6 +82,12 @@ func (o Options) withDefaults() Options {
 	}
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)
+	}
+	if o.Launcher == "" {
+		o.Launcher = sandbox.LauncherAuto
+	}
+	if o.LauncherBinaries == nil {
+		o.LauncherBinaries = launcher.Embedded
 	}
 	return o
 }

@@ -43,6 +43,9 @@ const (
 //   - "K TOKEN": `kill -KILL -1`; once the killed processes are reaped (the cgroup's
 //     pids.current is back to 1, or 2 s passed), "swebench-run: killed TOKEN".
 //
+// A HUP only ends its wait, so that orphans are reaped at once (the launcher sends it once it
+// killed a timed-out command's processes itself).
+//
 // PID 1 never forks while its stdin is open: a bash that cannot fork (pids limit full) exits,
 // which would end the pod. It waits with `read -t 1` on stdin, in POSIX mode, where a trapped
 // TERM ends the read at once; bash blocks SIGCHLD during `read -t`, so orphans are reaped
@@ -51,6 +54,7 @@ const (
 // done by an exec instead (see Pod.killAll).
 func mainProcess(lifetime time.Duration) string {
 	return fmt.Sprintf(`trap 'exit 0' TERM
+trap : HUP
 pf=/sys/fs/cgroup/pids.current
 [ -r $pf ] || pf=/sys/fs/cgroup/pids/pids.current
 set -o posix
@@ -191,6 +195,7 @@ func (p *Pod) Exec(ctx context.Context, command string, opts sandbox.ExecOptions
 	if p.removed.Load() {
 		return sandbox.ExecResult{}, p.classify(ctx, errRemoved)
 	}
+	n := p.commands.Add(1)
 	cwd := opts.Cwd
 	if cwd == "" {
 		cwd = p.spec.Cwd
@@ -201,6 +206,12 @@ func (p *Pod) Exec(ctx context.Context, command string, opts sandbox.ExecOptions
 	}
 	argv := append(append([]string(nil), interp...), command)
 	input := execInput(cwd, sandbox.EnvList(p.spec.Env, opts.Env), argv)
+	if s := p.session(); s != nil {
+		res, err := p.execLaunched(ctx, s, n, input, opts)
+		if !errors.Is(err, errUseExec) {
+			return res, err
+		}
+	}
 	start := time.Now()
 	for attempt := 1; ; attempt++ {
 		res, err := p.execOnce(ctx, input, opts)

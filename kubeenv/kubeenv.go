@@ -35,6 +35,7 @@ import (
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 
+	"github.com/swebench-run/swebench-run/launcher"
 	"github.com/swebench-run/swebench-run/sandbox"
 )
 
@@ -99,6 +100,12 @@ type Options struct {
 	// with reason "" when it is scheduled. It may be nil.
 	OnPending func(instanceID, reason string)
 	Logger    *slog.Logger
+	// Launcher says how pods run their commands: through the launcher (see package launcher),
+	// sandbox.LauncherAuto, the default, or with pods/exec, sandbox.LauncherOff; a Spec's
+	// Launcher off wins.
+	Launcher sandbox.Launcher
+	// LauncherBinaries gives the launcher programs (default launcher.Embedded).
+	LauncherBinaries launcher.Binaries
 }
 
 // Cluster runs sandboxes as pods in one namespace of one cluster. Safe for concurrent use.
@@ -114,6 +121,9 @@ type Cluster struct {
 
 	mu   sync.Mutex
 	live map[string]*Pod // started and not removed, by pod name: their heartbeats are renewed
+	// arches caches the architecture of nodes (for the launcher); noLauncher the
+	// architectures whose missing launcher was logged.
+	arches, noLauncher sync.Map
 	// suspect: a slot was released with an error matching sandbox.ErrBackendDown; the next
 	// Acquire asks the API server whether it answers.
 	suspect bool
@@ -187,6 +197,12 @@ func newCluster(ctx context.Context, config *rest.Config, ns string, opts Option
 	}
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.DiscardHandler)
+	}
+	if opts.Launcher == "" {
+		opts.Launcher = sandbox.LauncherAuto
+	}
+	if opts.LauncherBinaries == nil {
+		opts.LauncherBinaries = launcher.Embedded
 	}
 	cs, err := kubernetes.NewForConfig(config)
 	if err != nil {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/swebench-run/swebench-run/kubeenv"
 	"github.com/swebench-run/swebench-run/kubeenv/kubetest"
+	"github.com/swebench-run/swebench-run/launcher/launchertest"
 	"github.com/swebench-run/swebench-run/sandbox"
 	"github.com/swebench-run/swebench-run/sandbox/sandboxtest"
 )
@@ -27,6 +28,11 @@ func newCluster(t *testing.T, opts kubeenv.Options) *kubeenv.Cluster {
 	if opts.Pull == "" {
 		opts.Pull = kubeenv.PullNever // the test cluster has no registry
 	}
+	if opts.Launcher == "" {
+		// The tests of pods/exec run without the launcher that a make launcher embedded; the
+		// launcher's tests ask for it (launcherOptions).
+		opts.Launcher = sandbox.LauncherOff
+	}
 	ns := env.Namespace
 	if opts.Namespace != "" {
 		ns = opts.Namespace
@@ -38,13 +44,28 @@ func newCluster(t *testing.T, opts kubeenv.Options) *kubeenv.Cluster {
 	return c
 }
 
+// The exec contract on the test cluster, with the launcher (built from this checkout) and
+// without it.
 func TestConformance(t *testing.T) {
-	sandboxtest.Run(t, sandboxtest.Config{
-		Image: kubetest.BaseImage,
-		New: func(t *testing.T, capacity int) sandboxtest.Backend {
-			return newCluster(t, kubeenv.Options{Capacity: capacity})
-		},
-	})
+	for _, mode := range []sandbox.Launcher{sandbox.LauncherAuto, sandbox.LauncherOff} {
+		t.Run("launcher="+string(mode), func(t *testing.T) {
+			sandboxtest.Run(t, sandboxtest.Config{
+				Image: kubetest.BaseImage,
+				New: func(t *testing.T, capacity int) sandboxtest.Backend {
+					return newCluster(t, launcherOptions(t, kubeenv.Options{Capacity: capacity}, mode))
+				},
+			})
+		})
+	}
+}
+
+// launcherOptions returns opts with the launcher built from this checkout (mode auto) or off.
+func launcherOptions(t *testing.T, opts kubeenv.Options, mode sandbox.Launcher) kubeenv.Options {
+	opts.Launcher = mode
+	if mode != sandbox.LauncherOff {
+		opts.LauncherBinaries = launchertest.Binaries(t)
+	}
+	return opts
 }
 
 // The SPDY executor, the fallback for API servers or proxies that refuse WebSocket upgrades,

@@ -240,6 +240,10 @@ type Pod struct {
 	oomKills atomic.Int64
 	// killMu orders the kill requests to PID 1.
 	killMu sync.Mutex
+	// ls is the pod's launcher (nil: commands run with pods/exec); commands counts the pod's
+	// commands.
+	ls       atomic.Pointer[launcherState]
+	commands atomic.Int64
 }
 
 var _ sandbox.Sandbox = (*Pod)(nil)
@@ -271,6 +275,12 @@ func (c *Cluster) start(ctx context.Context, spec sandbox.Spec) (*Pod, error) {
 	p := &Pod{c: c, name: created.Name, uid: created.UID, spec: spec}
 	p.oomKills.Store(-1)
 	if err := p.waitRunning(ctx, created); err != nil {
+		_ = p.delete(context.WithoutCancel(ctx))
+		return nil, err
+	}
+	p.startLauncher(ctx)
+	if err := ctx.Err(); err != nil {
+		p.closeLauncher()
 		_ = p.delete(context.WithoutCancel(ctx))
 		return nil, err
 	}
@@ -597,6 +607,7 @@ func (c *Cluster) deletePod(ctx context.Context, name string, uid types.UID) err
 // gone is not an error; every operation after Remove fails with a *sandbox.DiedError.
 func (p *Pod) Remove(ctx context.Context) error {
 	p.removed.Store(true)
+	p.closeLauncher()
 	p.c.mu.Lock()
 	delete(p.c.live, p.name)
 	p.c.mu.Unlock()

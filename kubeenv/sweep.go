@@ -165,10 +165,16 @@ func (c *Cluster) Sweep(ctx context.Context, sel sandbox.Selector) (int, error) 
 			}
 			n++
 			c.mu.Lock()
-			if p, ok := c.live[pod.Name]; ok && p.uid == pod.UID {
+			p, ok := c.live[pod.Name]
+			if ok && p.uid == pod.UID {
 				delete(c.live, pod.Name)
 			}
 			c.mu.Unlock()
+			if ok && p.uid == pod.UID {
+				// Its commands go to pods/exec, which the API server refuses for a deleted
+				// pod, rather than to its launcher, which lives until the kubelet kills it.
+				p.closeLauncher()
+			}
 			return nil
 		})
 	}

@@ -3,6 +3,7 @@ package runner
 import (
 	"context"
 	"errors"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -54,6 +55,33 @@ func checkReleased(t *testing.T, b *fakeBackend) {
 	for id, n := range b.live {
 		if n != 0 {
 			t.Errorf("instance %s: %d sandboxes left", id, n)
+		}
+	}
+}
+
+// An instance whose sandbox's launcher was lost while a command ran ends LauncherLost, an
+// infrastructure failure, and its retry runs with the launcher off.
+func TestRetryWithLauncherOff(t *testing.T) {
+	insts := instances("ds", 2)
+	a := testCell(t, "a", insts, &orderLog{})
+	backend := newFakeBackend(2)
+	backend.loseLauncher["run-a/ds__x-0"] = 1
+	if _, err := Sweep(context.Background(), []Cell{a}, SweepOptions{Workers: 1, Backend: backend, RetryBackoff: time.Millisecond}); err != nil {
+		t.Fatal(err)
+	}
+	if got := statuses(a.Out.History()["ds__x-0"]); got != "LauncherLost,Submitted" {
+		t.Errorf("ds__x-0: attempts %s, want LauncherLost,Submitted", got)
+	}
+	if got := Category(StatusLauncherLost); got != results.CategoryInfrastructure {
+		t.Errorf("Category(LauncherLost) = %s, want %s", got, results.CategoryInfrastructure)
+	}
+	want := map[string][]sandbox.Launcher{
+		"run-a/ds__x-0": {sandbox.LauncherAuto, sandbox.LauncherOff},
+		"run-a/ds__x-1": {sandbox.LauncherAuto},
+	}
+	for key, w := range want {
+		if got := backend.launchers[key]; !slices.Equal(got, w) {
+			t.Errorf("%s: Spec.Launcher of the starts = %v, want %v", key, got, w)
 		}
 	}
 }

@@ -82,6 +82,10 @@ const (
 	StatusEnvStartupFailed = "EnvStartupFailed"
 	StatusEngineDown       = "EngineDown"
 	StatusEnvironmentError = "EnvironmentError"
+	// StatusLauncherLost: the sandbox's launcher was lost while a command ran, so that
+	// command's result is unknown (sandbox.LauncherLostError); the retry runs with the
+	// launcher off.
+	StatusLauncherLost = "LauncherLost"
 )
 
 // infrastructureStatuses are outcomes that say nothing about the model: they are retried on
@@ -92,6 +96,7 @@ var infrastructureStatuses = map[string]bool{
 	StatusEnvStartupFailed:   true,
 	StatusEngineDown:         true,
 	StatusEnvironmentError:   true,
+	StatusLauncherLost:       true,
 	"ContainerDied":          true,
 	agent.StatusInterrupted:  true,
 	"APIError":               true,
@@ -195,7 +200,10 @@ func Run(ctx context.Context, insts []dataset.Instance, opts Options) (Summary, 
 // the cell, or an error matching sandbox.ErrBackendDown when no slot could be had because no
 // part of the backend answers (nothing was recorded: the instance waits for the backend). A
 // sandbox whose removal fails is handed to gate, which removes it once the backend answers.
-func runInstance(ctx context.Context, c *Cell, o *SweepOptions, inst dataset.Instance, attempt int, queued time.Time, renderer *agent.Renderer, gate *gate, teardowns *sync.WaitGroup) (_ results.Record, pred *results.Prediction, _ error) {
+//
+// launcherOff: the instance's last attempt lost its sandbox's launcher (StatusLauncherLost), so
+// this one runs its commands with the backend's exec.
+func runInstance(ctx context.Context, c *Cell, o *SweepOptions, inst dataset.Instance, attempt int, launcherOff bool, queued time.Time, renderer *agent.Renderer, gate *gate, teardowns *sync.WaitGroup) (_ results.Record, pred *results.Prediction, _ error) {
 	id := inst.InstanceID
 	log := c.Logger.With("instance", id, "attempt", attempt)
 	rec := results.Record{InstanceID: id, Attempt: attempt, ModelName: c.ModelName, Queued: unix(queued)}
@@ -310,9 +318,13 @@ func runInstance(ctx context.Context, c *Cell, o *SweepOptions, inst dataset.Ins
 	o.Progress.Event(Event{Cell: c.Name, Instance: id, Phase: PhaseStarting})
 	// The container starts while the agent makes its first model call, which needs no
 	// container; the first command waits for it.
-	cenv := startContainer(ctx, slot, sandbox.Spec{
-		Image: image, RunID: c.RunID, InstanceID: id, Role: "agent", Cwd: env.Cwd, Limits: o.Limits,
-	}, env, inst.PreAgentCommands, startup, log)
+	spec := sandbox.Spec{Image: image, RunID: c.RunID, InstanceID: id, Role: "agent", Cwd: env.Cwd, Limits: o.Limits,
+		Launcher: sandbox.Launcher(env.Launcher)}
+	if launcherOff {
+		spec.Launcher = sandbox.LauncherOff
+		log.Info("the last attempt lost its sandbox's launcher while a command ran: this attempt runs its commands with the backend's exec")
+	}
+	cenv := startContainer(ctx, slot, spec, env, inst.PreAgentCommands, startup, log)
 	cenv.onReady = func(c sandbox.Sandbox) { info.ContainerID = c.ID() }
 	defer func() {
 		// Teardown leaves the worker: it takes its next instance while the backend removes this

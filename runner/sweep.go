@@ -404,8 +404,10 @@ func (s *scheduler) runJob(cr *cellRun, j job, queued time.Time) error {
 	id := j.inst.InstanceID
 	cr.mu.Lock()
 	attempt := len(cr.history[id]) + 1
+	h := cr.history[id]
+	launcherOff := len(h) > 0 && h[len(h)-1].ExitStatus == StatusLauncherLost
 	cr.mu.Unlock()
-	rec, pred, err := runInstance(ctx, c, o, j.inst, attempt, queued, s.renderer, s.gate, &s.teardowns)
+	rec, pred, err := runInstance(ctx, c, o, j.inst, attempt, launcherOff, queued, s.renderer, s.gate, &s.teardowns)
 	if errors.Is(err, sandbox.ErrBackendDown) {
 		// No slot: nothing answers. Nothing was recorded; the job waits for the backend.
 		s.gate.markDown(err)

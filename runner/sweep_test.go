@@ -22,7 +22,9 @@ import (
 // and the sandboxes started per image. It can stop answering (setDown): then Acquire, Probe,
 // every command and every removal fail with an error matching sandbox.ErrBackendDown.
 // die["RUN/INSTANCE"] sandboxes of that instance die at their first command (a
-// *sandbox.DiedError).
+// *sandbox.DiedError); loseLauncher["RUN/INSTANCE"] sandboxes of that instance started with
+// the launcher lose it at their first command (a *sandbox.LauncherLostError), unless their
+// Spec turns it off. launchers records the Spec.Launcher of every start, per RUN/INSTANCE.
 type fakeBackend struct {
 	capacity int
 	mu       sync.Mutex
@@ -31,11 +33,15 @@ type fakeBackend struct {
 	down     bool
 	die      map[string]int
 	live     map[string]int // sandboxes started and not removed, per instance
-	probes   int
+
+	loseLauncher map[string]int
+	launchers    map[string][]sandbox.Launcher
+	probes       int
 }
 
 func newFakeBackend(capacity int) *fakeBackend {
-	return &fakeBackend{capacity: capacity, declared: map[string]int{}, pulls: map[string]int{}, die: map[string]int{}, live: map[string]int{}}
+	return &fakeBackend{capacity: capacity, declared: map[string]int{}, pulls: map[string]int{}, die: map[string]int{}, live: map[string]int{},
+		loseLauncher: map[string]int{}, launchers: map[string][]sandbox.Launcher{}}
 }
 
 // errFakeDown is what a fake backend that stopped answering says.
@@ -96,9 +102,15 @@ func (s *fakeSlot) Start(_ context.Context, spec sandbox.Spec) (sandbox.Sandbox,
 	}
 	s.b.live[spec.InstanceID]++
 	sb := &fakeSandbox{b: s.b, name: spec.RunID + "/" + spec.InstanceID, instance: spec.InstanceID}
-	if key := spec.RunID + "/" + spec.InstanceID; s.b.die[key] > 0 {
+	key := spec.RunID + "/" + spec.InstanceID
+	if s.b.die[key] > 0 {
 		s.b.die[key]--
 		sb.dies = true
+	}
+	s.b.launchers[key] = append(s.b.launchers[key], spec.Launcher)
+	if s.b.loseLauncher[key] > 0 && spec.Launcher != sandbox.LauncherOff {
+		s.b.loseLauncher[key]--
+		sb.losesLauncher = true
 	}
 	return sb, nil
 }
@@ -113,6 +125,7 @@ type fakeSandbox struct {
 	b              *fakeBackend
 	name, instance string
 	dies           bool
+	losesLauncher  bool
 	removed        bool
 }
 
@@ -127,6 +140,9 @@ func (s *fakeSandbox) Exec(ctx context.Context, command string, _ sandbox.ExecOp
 	}
 	if s.dies {
 		return sandbox.ExecResult{}, &sandbox.DiedError{Name: s.name, ExitCode: 137, Err: errors.New("killed")}
+	}
+	if s.losesLauncher {
+		return sandbox.ExecResult{}, &sandbox.LauncherLostError{Name: s.name, Command: 1, Err: errors.New("killed")}
 	}
 	out, _ := strings.CutPrefix(command, "echo ")
 	return sandbox.ExecResult{Output: out + "\n"}, nil

@@ -70,6 +70,12 @@ func (b *OutputBuffer) Write(p []byte) (int, error) {
 	return n, nil
 }
 
+// Skip counts n bytes as written and dropped from the middle without their content: a writer
+// that keeps the tail itself (the launcher, see package launcher) writes the head, calls Skip
+// with the count it dropped, then writes the tail it kept (at most the tail's size, so that
+// nothing of it is overwritten).
+func (b *OutputBuffer) Skip(n int64) { b.dropped += n }
+
 // Dropped is the number of bytes dropped from the middle.
 func (b *OutputBuffer) Dropped() int64 { return b.dropped }
 

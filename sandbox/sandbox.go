@@ -49,6 +49,34 @@ type Spec struct {
 	// every cleanup (a runner killed with SIGKILL) does not live on. Default DefaultLifetime.
 	Lifetime time.Duration
 	Limits   Limits
+	// Launcher says how commands run: "" the backend's choice (its options), LauncherOff with
+	// the backend's exec whatever the backend's options say.
+	Launcher Launcher
+}
+
+// Launcher is the choice between the launcher and the backend's exec (environment.launcher).
+//
+// With the launcher, a backend copies a small program of ours into the sandbox as it starts
+// and runs every command as a fork of it (see package launcher), with the semantics of the
+// backend's exec; whatever it cannot reproduce, it leaves to the exec, and a launcher that the
+// sandbox's processes kill or disturb leaves the sandbox on the exec. The exec contract is the
+// same either way.
+type Launcher string
+
+const (
+	LauncherAuto Launcher = "auto" // the launcher where it can run, else the exec
+	LauncherOff  Launcher = "off"  // the backend's exec for every command
+)
+
+// ParseLauncher checks a launcher setting; "" is LauncherAuto.
+func ParseLauncher(s string) (Launcher, error) {
+	switch Launcher(s) {
+	case "", LauncherAuto:
+		return LauncherAuto, nil
+	case LauncherOff:
+		return LauncherOff, nil
+	}
+	return "", fmt.Errorf("launcher %q: want auto or off", s)
 }
 
 // WithDefaults returns s with the documented defaults filled in.
@@ -264,6 +292,33 @@ func (e *DiedError) Error() string {
 }
 
 func (e *DiedError) Unwrap() error { return e.Err }
+
+// ErrLauncherLost is matched by the error of a command whose result was lost with the
+// sandbox's launcher (*LauncherLostError).
+var ErrLauncherLost = errors.New("the launcher was lost while a command ran")
+
+// LauncherLostError reports a command whose end is unknown: the sandbox's launcher, whose child
+// it was, was killed (by the agent's own `kill -9 -1`, say, or the OOM killer), stopped, or
+// its stream disturbed while the command ran. The command is not run again (it may have had
+// side effects) and no result is made up: the instance ends as an infrastructure failure, and
+// its retry runs with the launcher off (Spec.Launcher).
+type LauncherLostError struct {
+	Name    string
+	Command int64 // the sandbox's command count (1 is its first command)
+	Err     error
+}
+
+func (e *LauncherLostError) Error() string {
+	return fmt.Sprintf("container %s: the launcher was killed or disturbed while command %d ran, so that command's result is lost (it is not run again; a retry of the instance runs with the launcher off): %v", e.Name, e.Command, e.Err)
+}
+
+func (e *LauncherLostError) Unwrap() error { return e.Err }
+
+// Is makes the error match ErrLauncherLost.
+func (e *LauncherLostError) Is(target error) bool { return target == ErrLauncherLost }
+
+// ExitStatus names the instance's exit status: LauncherLost, an infrastructure failure.
+func (e *LauncherLostError) ExitStatus() string { return "LauncherLost" }
 
 // ExitStatus names the instance's exit status: OOMKilled or ContainerDied.
 func (e *DiedError) ExitStatus() string {

@@ -12,6 +12,7 @@ import (
 
 	"github.com/swebench-run/swebench-run/configs"
 	"github.com/swebench-run/swebench-run/kubeenv"
+	"github.com/swebench-run/swebench-run/launcher"
 	"github.com/swebench-run/swebench-run/runner"
 	"github.com/swebench-run/swebench-run/sandbox"
 )
@@ -80,6 +81,10 @@ var (
 	_ sandbox.Sandbox = (*kubeenv.Pod)(nil)
 )
 
+// launcherBinaries are the launcher programs the backends copy into sandboxes (nil: those
+// embedded by make build); tests set the ones built from their checkout.
+var launcherBinaries launcher.Binaries
+
 // kubeSettings are the Kubernetes backend's settings beyond the flags.
 type kubeSettings struct {
 	workers  int
@@ -89,6 +94,7 @@ type kubeSettings struct {
 	logger   *slog.Logger
 	progress runner.Progress // shows pods waiting for room; nil for none
 	stderr   io.Writer
+	launcher sandbox.Launcher // environment.launcher ("" auto)
 }
 
 // openKube connects to the cluster and starts renewing the heartbeat of this process's pods;
@@ -107,6 +113,7 @@ func (b *backendFlags) openKube(ctx context.Context, s kubeSettings) (_ *kubeenv
 	opts := kubeenv.Options{
 		Context: cfg.Context, Namespace: cfg.Namespace, Capacity: s.workers, Pull: kubeenv.PullPolicy(s.pull),
 		Pod: cfg.PodOptions, PullTimeout: cfg.PullTimeoutDuration(), StaleAfter: cfg.StaleAfterDuration(), Logger: s.logger,
+		Launcher: s.launcher, LauncherBinaries: launcherBinaries,
 	}
 	if b.kubeContext != "" {
 		opts.Context = b.kubeContext

@@ -214,7 +214,7 @@ func runEval(ctx context.Context, stop <-chan struct{}, f *evalFlags, stdout, st
 		}
 	} else {
 		engine, closeBackend, err := f.be.openSimple(ctx, f.workers, f.pull, stderr, func() (evalBackend, func(), error) {
-			e, err := dockerenv.ConnectWith(ctx, f.dockerHost, dockerenv.Options{Pull: dockerenv.PullPolicy(f.pull)})
+			e, err := dockerenv.ConnectWith(ctx, f.dockerHost, dockerenv.Options{Pull: dockerenv.PullPolicy(f.pull), LauncherBinaries: launcherBinaries})
 			if err != nil {
 				return nil, nil, err
 			}

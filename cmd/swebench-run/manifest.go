@@ -50,7 +50,7 @@ func incompatible(prev, cur *results.Manifest) string {
 	if prev.Model != cur.Model {
 		return fmt.Sprintf("model (%s, now %s)", prev.Model, cur.Model)
 	}
-	if !reflect.DeepEqual(normalize(prev.Config), normalize(cur.Config)) {
+	if !reflect.DeepEqual(withoutLauncher(normalize(prev.Config)), withoutLauncher(normalize(cur.Config))) {
 		return "config"
 	}
 	// The selection may change between resumes (e.g. a --filter subset first); the dataset may not.
@@ -73,6 +73,20 @@ func normalize(v any) any {
 	var out any
 	_ = json.Unmarshal(data, &out)
 	return out
+}
+
+// withoutLauncher drops environment.launcher from a normalized config: how commands run (the
+// launcher or the backend's exec) does not change their results, so a run may resume with the
+// other setting (and a run.json written before the key existed compares equal).
+func withoutLauncher(config any) any {
+	m, ok := config.(map[string]any)
+	if !ok {
+		return config
+	}
+	if env, ok := m["environment"].(map[string]any); ok {
+		delete(env, "launcher")
+	}
+	return m
 }
 
 // readManifestBeside returns the run id of the run.json next to a predictions file, if any.

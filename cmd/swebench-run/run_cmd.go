@@ -494,9 +494,10 @@ var (
 // openBackend opens the backend of a run or a sweep: the Docker engines of the flags, or the
 // Kubernetes cluster (cfg gives its kubernetes section); the func closes it.
 func (f *runFlags) openBackend(ctx context.Context, cfg *configs.Config, pull dockerenv.PullPolicy, limits sandbox.Limits, logger *slog.Logger, progress runner.Progress, stderr io.Writer) (sandboxes, func(), error) {
-	return f.be.openBackend(ctx, cfg, kubeSettings{workers: f.workers, pull: f.pull, limits: limits, logger: logger, progress: progress, stderr: stderr},
+	launcher := sandbox.Launcher(cfg.Environment.Launcher)
+	return f.be.openBackend(ctx, cfg, kubeSettings{workers: f.workers, pull: f.pull, limits: limits, logger: logger, progress: progress, stderr: stderr, launcher: launcher},
 		func() (sandboxes, func(), error) {
-			p, err := f.connect(ctx, pull, logger, progress)
+			p, err := f.connect(ctx, pull, logger, progress, launcher)
 			if err != nil {
 				return nil, nil, err
 			}
@@ -504,8 +505,9 @@ func (f *runFlags) openBackend(ctx context.Context, cfg *configs.Config, pull do
 		})
 }
 
-// connect opens the run's Docker engines with their pull queues and image cache policy.
-func (f *runFlags) connect(ctx context.Context, pull dockerenv.PullPolicy, logger *slog.Logger, progress runner.Progress) (*dockerenv.Pool, error) {
+// connect opens the run's Docker engines with their pull queues and image cache policy, and
+// the config's environment.launcher.
+func (f *runFlags) connect(ctx context.Context, pull dockerenv.PullPolicy, logger *slog.Logger, progress runner.Progress, launcher sandbox.Launcher) (*dockerenv.Pool, error) {
 	cache, err := dockerenv.ParseCachePolicy(f.imageCache)
 	if err != nil {
 		return nil, fmt.Errorf("%w: --image-cache: %v", errUsage, err)
@@ -523,7 +525,7 @@ func (f *runFlags) connect(ctx context.Context, pull dockerenv.PullPolicy, logge
 	}
 	return dockerenv.NewPool(ctx, specs, f.workers, dockerenv.Options{
 		PullWorkers: f.pullWorkers, Platform: f.platform, Pull: pull, Cache: cache, Logger: logger,
-		OnPull: func(p sandbox.PullProgress) { progress.Pull(p) },
+		OnPull: func(p sandbox.PullProgress) { progress.Pull(p) }, Launcher: launcher, LauncherBinaries: launcherBinaries,
 	})
 }
 

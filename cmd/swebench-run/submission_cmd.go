@@ -345,7 +345,7 @@ func evaluateForSubmission(ctx context.Context, stop <-chan struct{}, in *submis
 	}
 	defer closeLog()
 	engine, closeBackend, err := f.be.openSimple(ctx, f.workers, f.pull, stderr, func() (evalBackend, func(), error) {
-		e, err := dockerenv.ConnectWith(ctx, f.dockerHost, dockerenv.Options{Pull: dockerenv.PullPolicy(f.pull)})
+		e, err := dockerenv.ConnectWith(ctx, f.dockerHost, dockerenv.Options{Pull: dockerenv.PullPolicy(f.pull), LauncherBinaries: launcherBinaries})
 		if err != nil {
 			return nil, nil, err
 		}

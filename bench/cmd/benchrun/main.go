@@ -20,7 +20,13 @@ import (
 func main() {
 	var (
 		out       = flag.String("o", "BENCHMARKS.md", "Markdown file to write (- for stdout only)")
-		only      = flag.String("only", "roundtrip,overhead,scale,flood,load,resume,kube,proxy", "measurements to run, comma-separated (kube: the Kubernetes backend on the cluster of $KUBECONFIG, default the test cluster of scripts/kube-up.sh)")
+		only      = flag.String("only", "roundtrip,cost,overhead,scale,capacity,flood,load,resume,kube,proxy,mini", "measurements to run, comma-separated (kube: the Kubernetes backend on the cluster of $KUBECONFIG, default the test cluster of scripts/kube-up.sh; mini: the side-by-side with mini-swe-agent, which needs -mini)")
+		costN     = flag.Int("cost", 200, "commands per method of the launcher's command cost")
+		instN     = flag.Int("instance-cost", 10, "instances per side of the launcher's instance cost")
+		capInst   = flag.Int("capacity-instances", 64, "instances of each run of the capacity comparison (launcher on and off)")
+		capWork   = flag.Int("capacity-workers", 16, "workers of the capacity comparison")
+		mini      = flag.String("mini", "", "a mini-swe-agent checkout for the side-by-side (scripts/bench/vs_mini.py); without it, mini is skipped")
+		miniArgs  = flag.String("mini-args", "", "more arguments for scripts/bench/vs_mini.py, space-separated (e.g. --rounds 3)")
 		kubeN     = flag.Int("kube-n", 100, "round trips per method of the Kubernetes comparison")
 		kubeStart = flag.Int("kube-starts", 20, "pod and container starts of the Kubernetes comparison, and instances per side of its overhead comparison")
 		keep      = flag.Bool("keep", false, "keep the rows of the existing report (-o) that this run does not measure (e.g. -only kube -keep adds the Kubernetes rows)")
@@ -61,6 +67,7 @@ func main() {
 	jsonOut = *rowsOut
 	kubeRounds, kubeStarts = *kubeN, *kubeStart
 	proxySpec = bench.ProxySpec{Calls: *proxyN, Concurrency: *proxyC, Delay: *proxyD, Paced: *proxyP}
+	costRounds, instanceCosts, capacityInstances, capacityWorkers, miniDir, miniExtra = *costN, *instN, *capInst, *capWork, *mini, *miniArgs
 	if *keep && *out != "-" {
 		prior = append(prior, existingRows(*out)...)
 	}
@@ -71,10 +78,12 @@ func main() {
 }
 
 var (
-	prior                  []bench.Row
-	jsonOut                string
-	kubeRounds, kubeStarts int
-	proxySpec              bench.ProxySpec
+	prior                                                         []bench.Row
+	jsonOut                                                       string
+	kubeRounds, kubeStarts                                        int
+	costRounds, instanceCosts, capacityInstances, capacityWorkers int
+	miniDir, miniExtra                                            string
+	proxySpec                                                     bench.ProxySpec
 )
 
 // existingRows reads the results table of the report at path (none when it cannot).
@@ -118,13 +127,17 @@ func run(outPath, only string, n, overhead, instances int, workers string, delay
 		return err
 	}
 	defer os.RemoveAll(tmp)
-	if bin == "" && (want["scale"] || want["flood"] || want["resume"]) {
+	if want["mini"] && miniDir == "" {
+		fmt.Fprintln(os.Stderr, "benchrun: no -mini checkout: the side-by-side with mini-swe-agent is skipped")
+		delete(want, "mini")
+	}
+	if bin == "" && (want["scale"] || want["capacity"] || want["flood"] || want["resume"] || want["mini"]) {
 		if bin, err = bench.BuildBinary(ctx, tmp); err != nil {
 			return err
 		}
 	}
 	var d *bench.Docker
-	if want["roundtrip"] || want["overhead"] || (want["scale"] && floor) || want["kube"] {
+	if want["roundtrip"] || want["cost"] || want["overhead"] || (want["scale"] && floor) || want["kube"] {
 		cctx, cancel := context.WithTimeout(ctx, 20*time.Second)
 		d, err = bench.Connect(cctx)
 		cancel()
@@ -154,6 +167,20 @@ func run(outPath, only string, n, overhead, instances int, workers string, delay
 		}
 		add(r.Rows())
 	}
+	if want["cost"] {
+		logf("command cost: %d commands per method", costRounds)
+		c, err := bench.MeasureCommandCost(ctx, d, costRounds, nil)
+		if err != nil {
+			return fmt.Errorf("command cost: %w", err)
+		}
+		add(c.Rows())
+		logf("instance cost: %d instances of %d commands per side", instanceCosts, bench.InstanceCommands)
+		ic, err := bench.MeasureInstanceCost(ctx, d, instanceCosts, tmp, nil)
+		if err != nil {
+			return fmt.Errorf("instance cost: %w", err)
+		}
+		add(ic.Rows())
+	}
 	if want["overhead"] {
 		logf("instance overhead: %d instances per side", overhead)
 		o, err := bench.MeasureOverhead(ctx, d, overhead, tmp, nil)
@@ -182,6 +209,30 @@ func run(outPath, only string, n, overhead, instances int, workers string, delay
 			}
 			add(s.Rows())
 		}
+	}
+	if want["capacity"] {
+		var runs [2]bench.Scale
+		for i, l := range []string{"auto", "off"} {
+			spec := bench.ScaleSpec{Instances: capacityInstances, Workers: capacityWorkers, Delay: delay, Launcher: l}
+			logf("capacity: %d instances, %d workers, launcher %s", spec.Instances, spec.Workers, l)
+			s, err := bench.MeasureScale(ctx, bin, tmp, spec)
+			if err != nil {
+				return fmt.Errorf("capacity: %w", err)
+			}
+			if s.Statuses["Submitted"] != spec.Instances {
+				return fmt.Errorf("capacity, launcher %s: statuses %v", l, s.Statuses)
+			}
+			runs[i] = s
+		}
+		add(bench.CapacityRows(runs[0], runs[1]))
+	}
+	if want["mini"] {
+		logf("side by side with mini-swe-agent (%s)", miniDir)
+		rs, err := bench.SideBySide(ctx, miniDir, bin, strings.Fields(miniExtra), os.Stderr)
+		if err != nil {
+			return fmt.Errorf("mini: %w", err)
+		}
+		add(rs)
 	}
 	if want["flood"] {
 		logf("output flood: %d bytes", flood)
@@ -324,6 +375,33 @@ Benchmark containers run the local base image ` + "`swebench-run/base:bookworm`"
   interpreter's start-up is not counted. (The peers run ` + "`bash -lc`" + `; every method here runs
   ` + "`bash -c`" + ` so that only the mechanism differs.) The goal ratio compares medians and p90s of ours
   with the raw API running ` + "`bash -c true`" + `.
+- **Command cost, the launcher against exec and the fork floor** (rows *command cost*). Two
+  containers of the base image; in rounds of 50 commands per method that take turns: our ` + "`Exec`" + `
+  of ` + "`true`" + ` with the runner's options in a container with its launcher, the same in one with the
+  launcher off (one Docker exec per command), and the floor: one exec running a shell loop of 50
+  ` + "`bash -c true`" + ` (and the same loop with our argv, ` + "`sh -c 'exec \"$@\" 2>&1' sh bash -c true`" + `),
+  minus an exec of the empty loop. Wall time per command, and CPU per command: that of the
+  engine's processes (dockerd, containerd, the containerd shims, with the children they reaped:
+  runc, fuse-overlayfs; /proc/PID/stat), of the container's cgroup (the commands, the launcher)
+  and of the benchmark process (the client), over the round. Medians over the rounds; the goal
+  compares the launcher's CPU with the floor's.
+- **Instance cost, 40 commands** (rows *instance of 40 commands*). ` + "`runner.Run`" + ` in-process over one
+  instance whose scripted model (no delay) runs ` + "`true 1`" + ` … ` + "`true 39`" + ` and the submission, with the
+  launcher and with exec, alternating; wall time, and the engine's and the client's CPU, per
+  instance (medians).
+- **Machine capacity with the launcher and without** (row *machine capacity*). The scale test's
+  binary run (below) at a size this machine carries, once with ` + "`-c environment.launcher=auto`" + ` and once
+  with ` + "`off`" + `: container lives (5 commands each) per CPU second of the engine's processes, and per
+  CPU second of the whole machine (/proc/stat, which other work on a shared machine inflates).
+- **Against mini-swe-agent** (rows *vs mini-swe-agent*). ` + "`scripts/bench/vs_mini.py`" + ` with a
+  mini-swe-agent checkout (` + "`MINI_SWE_AGENT=DIR scripts/bench/run.sh`" + `; nothing of it enters this
+  repository): mini-swe-agent's own batch runner (` + "`minisweagent.run.benchmarks.swebench.main`" + `, its
+  DockerEnvironment: ` + "`docker run`" + `, one ` + "`docker exec`" + ` per command) with its DeterministicModel, and
+  swebench-run with exec and with the launcher, each over the same 24 instances on the demo images
+  with 4 workers and the same scripted turns (` + "`true 1`" + ` …, then the submission; both sides ` + "`bash -c`" + `,
+  mini-swe-agent's swebench.yaml settings, the default bridge network), taking turns; only the
+  dataset loader of mini-swe-agent is replaced (a local JSON lines file instead of the hub).
+  Wall time of each whole run, and the engine's CPU during it.
 - **Instance overhead.** ` + "`runner.Run`" + ` in-process over one instance with the scripted model
   (no delay, 5 turns: four ` + "`true`" + `, then the submission), a fresh output directory each time:
   image check, container create and start, 5 execs, trajectory after every step, ledger, preds and
