@@ -554,6 +554,12 @@ func TestConfigHash(t *testing.T) {
 	a := ConfigHash(map[string]any{"model": map[string]any{"name": "x", "temperature": 0.0}, "agent": map[string]any{"step_limit": 250}})
 	b := ConfigHash(map[string]any{"agent": map[string]any{"step_limit": 250}, "model": map[string]any{"temperature": 0.0, "name": "x"}})
 	c := ConfigHash(map[string]any{"agent": map[string]any{"step_limit": 250}, "model": map[string]any{"temperature": 0.7, "name": "x"}})
+	// The launcher carries commands as exec does: a run made before the key existed hashes alike.
+	withLauncher := map[string]any{"agent": map[string]any{"step_limit": 250}, "model": map[string]any{"temperature": 0.0, "name": "x"}, "environment": map[string]any{"launcher": "auto"}}
+	without := map[string]any{"agent": map[string]any{"step_limit": 250}, "model": map[string]any{"temperature": 0.0, "name": "x"}, "environment": map[string]any{}}
+	if ConfigHash(withLauncher) != ConfigHash(without) || withLauncher["environment"].(map[string]any)["launcher"] != "auto" {
+		t.Errorf("environment.launcher changes the config hash, or ConfigHash changed its argument")
+	}
 	if a != b || a == c || len(a) != 12 || ConfigHash(nil) != "" {
 		t.Errorf("hashes %q %q %q: key order must not matter, values must", a, b, c)
 	}

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"strings"
@@ -164,10 +165,20 @@ func isSweep(dir string) bool {
 
 // ConfigHash is the short hash that identifies a resolved config (run.json's config, secrets
 // removed): the first 12 hex digits of the sha256 of its canonical JSON (keys sorted). Two runs
-// with the same hash ran with the same settings, model included.
+// with the same hash ran with the same settings, model included. Settings that change how a
+// command is carried but not what it does (environment.launcher: the launcher runs each command
+// as exec would) are left out, so that runs made before such a setting existed keep their hash.
 func ConfigHash(config map[string]any) string {
 	if len(config) == 0 {
 		return ""
+	}
+	if env, ok := config["environment"].(map[string]any); ok {
+		if _, has := env["launcher"]; has {
+			env = maps.Clone(env)
+			delete(env, "launcher")
+			config = maps.Clone(config)
+			config["environment"] = env
+		}
 	}
 	data, err := json.Marshal(config)
 	if err != nil {
