@@ -109,8 +109,10 @@ func (r *Redactor) Text(s string) string {
 // absolute. A path of fewer than two components (/, /root, /tmp, /testbed) is no host path: such
 // paths are as common inside the containers the agents work in, and replacing them would
 // mangle what the agent saw. What follows a host path stays: /home/alice/proj/src/a.py with the
-// host path /home/alice/proj becomes [host-path]/src/a.py. The home directory and the working
-// directory are added by the caller when it wants them (HostDirs).
+// host path /home/alice/proj becomes [host-path]/src/a.py. Home folders of macOS and Windows
+// (/Users/NAME, C:\Users\NAME) are host paths on any machine: no container has them, and a
+// trajectory made on a laptop shows them. The home directory and the working directory are added
+// by the caller when it wants them (HostDirs).
 func (r *Redactor) WithHostPaths(paths ...string) *Redactor {
 	out := *r
 	seen := map[string]bool{}
@@ -129,16 +131,14 @@ func (r *Redactor) WithHostPaths(paths ...string) *Redactor {
 		seen[p] = true
 		alts = append(alts, p)
 	}
-	if len(alts) == 0 {
-		return &out
-	}
 	// Longest first, so that a path below another is replaced whole; a match starts and ends at
 	// the text's ends or at a character that cannot continue a path.
 	sort.Slice(alts, func(i, j int) bool { return len(alts[i]) > len(alts[j]) })
-	quoted := make([]string, len(alts))
+	quoted := make([]string, len(alts), len(alts)+2)
 	for k, a := range alts {
 		quoted[k] = regexp.QuoteMeta(a)
 	}
+	quoted = append(quoted, `/Users/[^/\s"'<>:]+`, `[A-Za-z]:\\Users\\[^\\\s"'<>:]+`)
 	out.paths = regexp.MustCompile(`(^|[^\w./-])(?:` + strings.Join(quoted, "|") + `)($|[^\w.-])`)
 	return &out
 }

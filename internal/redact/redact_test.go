@@ -79,6 +79,10 @@ func TestHostPaths(t *testing.T) {
 		{"/home/alice.bak", "/home/alice.bak"},
 		// Paths of one component are left alone: they name the container's directories too.
 		{"cat /tmp/patch.txt in /testbed", "cat /tmp/patch.txt in /testbed"},
+		// Home folders of macOS and Windows are some host's, whoever ran the agent.
+		{"cat: /Users/fuchur/Documents/x.py: No such file", "cat: " + HostPath + "/Documents/x.py: No such file"},
+		{`C:\Users\bob\proj\a.py`, HostPath + `\proj\a.py`},
+		{"/Users", "/Users"},
 	}
 	for _, tt := range tests {
 		if got := r.Text(tt.in); got != tt.want {
