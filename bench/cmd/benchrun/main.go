@@ -20,7 +20,7 @@ import (
 func main() {
 	var (
 		out       = flag.String("o", "BENCHMARKS.md", "Markdown file to write (- for stdout only)")
-		only      = flag.String("only", "roundtrip,overhead,scale,flood,load,resume,kube", "measurements to run, comma-separated (kube: the Kubernetes backend on the cluster of $KUBECONFIG, default the test cluster of scripts/kube-up.sh)")
+		only      = flag.String("only", "roundtrip,overhead,scale,flood,load,resume,export,kube", "measurements to run, comma-separated (kube: the Kubernetes backend on the cluster of $KUBECONFIG, default the test cluster of scripts/kube-up.sh)")
 		kubeN     = flag.Int("kube-n", 100, "round trips per method of the Kubernetes comparison")
 		kubeStart = flag.Int("kube-starts", 20, "pod and container starts of the Kubernetes comparison, and instances per side of its overhead comparison")
 		keep      = flag.Bool("keep", false, "keep the rows of the existing report (-o) that this run does not measure (e.g. -only kube -keep adds the Kubernetes rows)")
@@ -33,6 +33,7 @@ func main() {
 		finished  = flag.Int("resume", 20000, "finished instances of the resume test")
 		flood     = flag.Int64("flood", bench.FloodBytes, "bytes printed by the flood command")
 		loads     = flag.Int("loads", 20, "loads per dataset")
+		exportN   = flag.String("export", "2000,20000", "synthetic trajectories of the export measurement, comma-separated (the first is the memory reference)")
 		bin       = flag.String("bin", "", "swebench-run binary (default: go build into the temp dir)")
 		rowsOut   = flag.String("json", "", "also write the measured rows as JSON to this file")
 		from      = flag.String("from", "", "comma-separated JSON row files of earlier partial runs: their rows come first (e.g. a scale test run separately)")
@@ -59,6 +60,14 @@ func main() {
 	if *keep && *out != "-" {
 		prior = append(prior, existingRows(*out)...)
 	}
+	for _, s := range strings.Split(*exportN, ",") {
+		k, err := strconv.Atoi(strings.TrimSpace(s))
+		if err != nil || k < 1 {
+			fmt.Fprintf(os.Stderr, "benchrun: -export %q: want sizes like 2000,20000\n", *exportN)
+			os.Exit(2)
+		}
+		exportSizes = append(exportSizes, k)
+	}
 	if err := run(*out, *only, *n, *overhead, *instances, *workers, *delay, *floor, *finished, *flood, *loads, *bin); err != nil {
 		fmt.Fprintln(os.Stderr, "benchrun:", err)
 		os.Exit(1)
@@ -69,6 +78,7 @@ var (
 	prior                  []bench.Row
 	jsonOut                string
 	kubeRounds, kubeStarts int
+	exportSizes            []int
 )
 
 // existingRows reads the results table of the report at path (none when it cannot).
@@ -112,7 +122,7 @@ func run(outPath, only string, n, overhead, instances int, workers string, delay
 		return err
 	}
 	defer os.RemoveAll(tmp)
-	if bin == "" && (want["scale"] || want["flood"] || want["resume"]) {
+	if bin == "" && (want["scale"] || want["flood"] || want["resume"] || want["export"]) {
 		if bin, err = bench.BuildBinary(ctx, tmp); err != nil {
 			return err
 		}
@@ -200,6 +210,14 @@ func run(outPath, only string, n, overhead, instances int, workers string, delay
 			return fmt.Errorf("resume: %w", err)
 		}
 		add(r.Rows())
+	}
+	if want["export"] {
+		logf("export of %v synthetic trajectories", exportSizes)
+		e, err := bench.MeasureExport(ctx, bin, tmp, exportSizes)
+		if err != nil {
+			return fmt.Errorf("export: %w", err)
+		}
+		add(e.Rows())
 	}
 	if want["kube"] {
 		cctx, cancel := context.WithTimeout(ctx, 30*time.Second)
@@ -345,6 +363,16 @@ Benchmark containers run the local base image ` + "`swebench-run/base:bookworm`"
 - **Dataset load.** ` + "`dataset.Load`" + ` in-process with run and eval validation, after one warm-up
   load: the Verified test parquet (from the test corpus, ` + "`make testdata`" + `) and a synthetic SWE-bench-shaped parquet of
   20,000 rows (zstd) written by the benchmark. Median.
+- **Export.** A synthetic output directory of ours per size (2,000 and 20,000 instances over 50
+  repositories: run.json, the ledger, preds.json, eval/<id>/report.json with every third
+  resolved, and <id>/<id>.traj.json in tool-calling layout with 8 replies and a 600-byte output
+  per observation, written by ` + "`export/exporttest`" + `), exported by the binary
+  (` + "`swebench-run export RUN -o FILE --format parquet|openai --progress none`" + `, no filters) under
+  ` + "`/usr/bin/time -v`" + `. Throughput = trajectories ÷ wall time of the whole process (the
+  verdicts read through ` + "`compare`" + `, which scans the run's flags too, every trajectory read,
+  converted, spooled and written); peak RSS from ` + "`time`" + `. The output is read back
+  (parquet-go with the schema; the OpenAI checker) and must hold every trajectory. The memory row
+  compares the peak RSS of the two sizes: flat means it does not grow with the trajectories.
 - **Kubernetes backend** (rows starting with *kubernetes*; the cluster of ` + "`$KUBECONFIG`" + `, by default
   the single-node test cluster of ` + "`scripts/kube-up.sh`" + ` on this same machine, so both backends share
   its 2 cores). *Round trip*: one pod and one Docker container of the base image; four methods

@@ -1,0 +1,142 @@
+package bench
+
+import (
+	"context"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/swebench-run/swebench-run/export/exporttest"
+)
+
+// ExportSizes are the numbers of synthetic trajectories the export benchmark writes: the
+// smaller run is the reference that shows whether memory stays flat.
+var ExportSizes = []int{2000, 20000}
+
+// ExportRun is one export of a synthetic run by the binary.
+type ExportRun struct {
+	Format       string
+	Trajectories int
+	InputBytes   int64 // the trajectory files
+	Usage        Usage
+}
+
+// PerSecond is the throughput: trajectories ÷ wall time of the whole process.
+func (r ExportRun) PerSecond() float64 { return float64(r.Trajectories) / r.Usage.Wall.Seconds() }
+
+// Export is the export benchmark: each format at each size.
+type Export struct{ Runs []ExportRun }
+
+// exportInstances are n instances over 50 repositories, 8 replies each (the last submits), a
+// 600-byte output per observation, every third resolved.
+func exportInstances(n int) []exporttest.Instance {
+	out := strings.Repeat("src/module/file.py:12: def function(argument):\n", 12)
+	insts := make([]exporttest.Instance, n)
+	for k := range insts {
+		insts[k] = exporttest.Instance{ID: fmt.Sprintf("org%02d__repo-%06d", k%50, k), Steps: 8, Cost: 0.01 * float64(k%7+1),
+			Resolved: exporttest.Bool(k%3 == 0), Output: out, Commands: []string{"ls", "grep -rn function src", "cat src/module/file.py", "python -m pytest -q"}}
+	}
+	return insts
+}
+
+// MeasureExport writes synthetic runs of each size (our output directory: run.json, ledger,
+// preds.json, eval/<id>/report.json, <id>/<id>.traj.json) and exports each with the binary under
+// /usr/bin/time, into Parquet and OpenAI JSONL, without filters: every trajectory is read (its
+// verdict from eval/, its flags scanned), converted and written; the output is read back.
+func MeasureExport(ctx context.Context, bin, tmp string, sizes []int) (Export, error) {
+	var e Export
+	for _, n := range sizes {
+		dir := filepath.Join(tmp, fmt.Sprintf("export-%d", n))
+		os.RemoveAll(dir)
+		run := filepath.Join(dir, "run")
+		if err := exporttest.WriteRun(run, exporttest.Run{Instances: exportInstances(n)}); err != nil {
+			return e, err
+		}
+		size, err := trajectoryBytes(run)
+		if err != nil {
+			return e, err
+		}
+		for _, format := range []string{"parquet", "openai"} {
+			out := filepath.Join(dir, "out-"+format)
+			if err := os.MkdirAll(out, 0o755); err != nil {
+				return e, err
+			}
+			file := filepath.Join(out, "trajs.jsonl")
+			if format == "parquet" {
+				file = filepath.Join(out, "trajs.parquet")
+			}
+			u, err := TimeBinary(ctx, bin, []string{"export", run, "-o", file, "--format", format, "--progress", "none"}, nil)
+			if err != nil {
+				return e, fmt.Errorf("export of %d trajectories to %s: %w", n, format, err)
+			}
+			if format == "parquet" {
+				rows, err := exporttest.ReadParquet(file)
+				if err != nil {
+					return e, err
+				}
+				if len(rows) != n {
+					return e, fmt.Errorf("export of %d trajectories: %d rows read back", n, len(rows))
+				}
+			} else if got, err := exporttest.CheckOpenAI(file); err != nil || got != n {
+				return e, fmt.Errorf("export of %d trajectories: %d lines read back (%v)", n, got, err)
+			}
+			e.Runs = append(e.Runs, ExportRun{Format: format, Trajectories: n, InputBytes: size, Usage: u})
+		}
+		os.RemoveAll(dir)
+	}
+	return e, nil
+}
+
+// trajectoryBytes sums the sizes of the trajectory files under dir.
+func trajectoryBytes(dir string) (int64, error) {
+	var n int64
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || !strings.HasSuffix(p, ".traj.json") {
+			return err
+		}
+		fi, err := d.Info()
+		if err == nil {
+			n += fi.Size()
+		}
+		return err
+	})
+	return n, err
+}
+
+// Rows renders the result: throughput and peak RSS per format at the largest size, and the
+// peak RSS against the smallest size's (the goal: flat memory).
+func (e Export) Rows() []Row {
+	var rows []Row
+	for _, format := range []string{"parquet", "openai"} {
+		var small, large *ExportRun
+		for i := range e.Runs {
+			r := &e.Runs[i]
+			if r.Format != format {
+				continue
+			}
+			if small == nil || r.Trajectories < small.Trajectories {
+				small = r
+			}
+			if large == nil || r.Trajectories > large.Trajectories {
+				large = r
+			}
+		}
+		if large == nil {
+			continue
+		}
+		name := map[string]string{"parquet": "Parquet", "openai": "OpenAI JSONL"}[format]
+		rows = append(rows, Row{What: fmt.Sprintf("export: %d synthetic trajectories (%.0f MB) to %s", large.Trajectories, float64(large.InputBytes)/1e6, name),
+			Measured: fmt.Sprintf("%.0f trajectories/s (%s, CPU %.1f s), peak RSS %.1f MB", large.PerSecond(), large.Usage.Wall.Round(10e6), large.Usage.CPUSec(), float64(large.Usage.MaxRSSKiB)/1024),
+			NA:       true})
+		if small != large {
+			ratio := float64(large.Usage.MaxRSSKiB) / float64(small.Usage.MaxRSSKiB)
+			rows = append(rows, Row{What: fmt.Sprintf("export memory, %s: %d vs %d trajectories", name, large.Trajectories, small.Trajectories),
+				Measured: fmt.Sprintf("peak RSS %.1f MB vs %.1f MB: %.2f× for %d× the trajectories", float64(large.Usage.MaxRSSKiB)/1024, float64(small.Usage.MaxRSSKiB)/1024,
+					ratio, large.Trajectories/small.Trajectories),
+				Goal: "≤ 1.5× (flat)", Pass: ratio <= 1.5})
+		}
+	}
+	return rows
+}
