@@ -21,10 +21,28 @@ type ExportRun struct {
 	Trajectories int
 	InputBytes   int64 // the trajectory files
 	Usage        Usage
+	Load         string // the machine's load averages when the export started (/proc/loadavg)
 }
 
 // PerSecond is the throughput: trajectories ÷ wall time of the whole process.
 func (r ExportRun) PerSecond() float64 { return float64(r.Trajectories) / r.Usage.Wall.Seconds() }
+
+// PerCPUSecond is trajectories ÷ the process's CPU time: the throughput a machine with a core
+// to spare gives, whatever else runs on it.
+func (r ExportRun) PerCPUSecond() float64 { return float64(r.Trajectories) / r.Usage.CPUSec() }
+
+// loadAverage is the first three fields of /proc/loadavg ("" elsewhere).
+func loadAverage() string {
+	data, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return ""
+	}
+	f := strings.Fields(string(data))
+	if len(f) < 3 {
+		return ""
+	}
+	return strings.Join(f[:3], " ")
+}
 
 // Export is the export benchmark: each format at each size.
 type Export struct{ Runs []ExportRun }
@@ -67,6 +85,7 @@ func MeasureExport(ctx context.Context, bin, tmp string, sizes []int) (Export, e
 			if format == "parquet" {
 				file = filepath.Join(out, "trajs.parquet")
 			}
+			load := loadAverage()
 			u, err := TimeBinary(ctx, bin, []string{"export", run, "-o", file, "--format", format, "--progress", "none"}, nil)
 			if err != nil {
 				return e, fmt.Errorf("export of %d trajectories to %s: %w", n, format, err)
@@ -82,7 +101,7 @@ func MeasureExport(ctx context.Context, bin, tmp string, sizes []int) (Export, e
 			} else if got, err := exporttest.CheckOpenAI(file); err != nil || got != n {
 				return e, fmt.Errorf("export of %d trajectories: %d lines read back (%v)", n, got, err)
 			}
-			e.Runs = append(e.Runs, ExportRun{Format: format, Trajectories: n, InputBytes: size, Usage: u})
+			e.Runs = append(e.Runs, ExportRun{Format: format, Trajectories: n, InputBytes: size, Usage: u, Load: load})
 		}
 		os.RemoveAll(dir)
 	}
@@ -128,8 +147,9 @@ func (e Export) Rows() []Row {
 		}
 		name := map[string]string{"parquet": "Parquet", "openai": "OpenAI JSONL"}[format]
 		rows = append(rows, Row{What: fmt.Sprintf("export: %d synthetic trajectories (%.0f MB) to %s", large.Trajectories, float64(large.InputBytes)/1e6, name),
-			Measured: fmt.Sprintf("%.0f trajectories/s (%s, CPU %.1f s), peak RSS %.1f MB", large.PerSecond(), large.Usage.Wall.Round(10e6), large.Usage.CPUSec(), float64(large.Usage.MaxRSSKiB)/1024),
-			NA:       true})
+			Measured: fmt.Sprintf("%.0f trajectories/s (wall %s, load average %s); %.0f per CPU second (CPU %.1f s); peak RSS %.1f MB",
+				large.PerSecond(), large.Usage.Wall.Round(10e6), large.Load, large.PerCPUSecond(), large.Usage.CPUSec(), float64(large.Usage.MaxRSSKiB)/1024),
+			NA: true})
 		if small != large {
 			ratio := float64(large.Usage.MaxRSSKiB) / float64(small.Usage.MaxRSSKiB)
 			rows = append(rows, Row{What: fmt.Sprintf("export memory, %s: %d vs %d trajectories", name, large.Trajectories, small.Trajectories),

@@ -115,7 +115,7 @@ const cardColumns = `| column | what it holds |
 | instance_id, repo | the task, and the repository its id names |
 | dataset, dataset_revision, family | the dataset the run was made on, its revision (commit or file sha256) and its family, when the run recorded them |
 | model, config_hash | the model, and the hash of the run's resolved config (the same hash ` + "`swebench-run compare`" + ` shows) |
-| run, cell, repeat | the run (its folder's name, or the sweep cell's label), the sweep cell and repeat |
+| run, cell, repeat | the run (its folder's name, or the sweep cell's), the sweep cell and repeat |
 | trajectory_format, tool_calling, tools | the trajectory's layout; whether the model called tools, and the tool definitions it was offered (JSON, OpenAI chat form) |
 | exit_status, resolved, verdict | how the agent ended; whether the evaluation resolved the task (null: not evaluated) and its verdict |
 | cost, input_tokens, output_tokens, steps | dollars, tokens and model calls of the trajectory (null: not recorded) |

@@ -156,9 +156,12 @@ func Export(ctx context.Context, o Options) (*Summary, error) {
 		return nil, err
 	}
 	sum := &Summary{Skipped: map[string]int{}, Warnings: []string{}}
+	// Verdicts are read when something uses them: --resolved, the best trajectory, the Parquet
+	// columns.
+	verdicts := o.Filter.Resolved || o.PerInstance == BestTrajectory || o.Format == Parquet
 	var units []*unit
 	for _, in := range o.Inputs {
-		us, err := resolve(in)
+		us, err := resolve(in, verdicts)
 		if err != nil {
 			return nil, err
 		}

@@ -29,7 +29,8 @@ var ErrNoTrajectories = errors.New("no trajectories")
 // unit is one run of an input (a sweep has one per cell): its trajectory files and what is known
 // of them.
 type unit struct {
-	label                    string // the run's name: its folder, or the sweep cell's label
+	path                     string // the run's folder (or the trajectory file)
+	label                    string // the run's name: its folder's, the sweep cell's, or the input's label
 	cell, variant            string
 	repeat                   int
 	model, configHash        string
@@ -40,17 +41,24 @@ type unit struct {
 	verdicts                 *compare.Run // nil: no evaluation known
 }
 
-// resolve reads an input into its runs: their trajectory files, run-level facts (run.json,
-// sweep.json) and verdicts, read as compare and report read them (compare.Read: the run's
-// eval/, or the harness logs given).
-func resolve(in Input) ([]*unit, error) {
+// resolve reads an input into its runs: their trajectory files and run-level facts (sweep.json,
+// run.json); with verdicts, also what the run's evaluation (or the harness logs given) says of
+// each instance, read as compare and report read it (compare.Read). Verdicts cost a read of
+// the whole run (its ledger, predictions, reports and flags), so they are read only when the
+// export uses them.
+func resolve(in Input, verdicts bool) ([]*unit, error) {
 	fi, err := os.Stat(in.Path)
 	if err != nil {
 		return nil, fmt.Errorf("input %s: %w", in.Path, err)
 	}
+	if in.EvalLogs != "" {
+		if _, err := os.Stat(in.EvalLogs); err != nil {
+			return nil, fmt.Errorf("--eval-logs %s: %w", in.EvalLogs, err)
+		}
+	}
 	if !fi.IsDir() {
-		u := &unit{label: firstOf(in.Label, instanceOfPath(in.Path)), files: []string{in.Path}}
-		if in.EvalLogs != "" {
+		u := &unit{path: in.Path, label: firstOf(in.Label, instanceOfPath(in.Path)), files: []string{in.Path}}
+		if in.EvalLogs != "" && verdicts {
 			if u.verdicts, err = readVerdicts(compare.Source{Path: in.EvalLogs}); err != nil {
 				return nil, err
 			}
@@ -61,57 +69,50 @@ func resolve(in Input) ([]*unit, error) {
 		_, err := os.Stat(filepath.Join(in.Path, name))
 		return err == nil
 	}
-	var runs []*compare.Run
-	switch {
-	case has(compare.SweepFile) || has(results.ManifestFile) || has(results.LedgerFile):
-		// A sweep, or our run: their own evaluation (or the logs given), unevaluated ones allowed.
-		runs, err = compare.Read(compare.Source{Path: in.Path, EvalLogs: in.EvalLogs}, compare.ReadOptions{AllowUnevaluated: true})
-	case in.EvalLogs != "" && has(results.PredsFile):
-		runs, err = compare.Read(compare.Source{Path: in.Path, EvalLogs: in.EvalLogs}, compare.ReadOptions{})
-	case in.EvalLogs != "":
-		var r *compare.Run
-		r, err = readVerdicts(compare.Source{Path: in.EvalLogs})
-		if r != nil {
-			r.Path, r.Label = in.Path, filepath.Base(filepath.Clean(in.Path))
-			runs = []*compare.Run{r}
-		}
-	}
-	if err != nil {
-		return nil, err
-	}
-	if runs == nil {
-		// No evaluation: the trajectories alone (a run compare read always has a Kind).
-		runs = []*compare.Run{{Path: in.Path, Label: filepath.Base(filepath.Clean(in.Path))}}
-	}
 	var units []*unit
-	for _, r := range runs {
-		if _, err := os.Stat(r.Path); errors.Is(err, fs.ErrNotExist) {
-			continue // a sweep cell that has not started
-		}
-		files, err := results.TrajectoryFiles(r.Path)
+	if has(compare.SweepFile) {
+		s, err := compare.ReadSweep(in.Path)
 		if err != nil {
-			return nil, fmt.Errorf("input %s: %w", r.Path, err)
+			return nil, fmt.Errorf("input %s: %w", in.Path, err)
 		}
-		label := r.Label
-		switch {
-		case in.Label != "" && r.Cell != "":
-			label = in.Label + "/" + r.Label
-		case in.Label != "":
-			label = in.Label
+		for _, c := range s.Cells {
+			dir := filepath.Join(in.Path, filepath.FromSlash(c.Dir))
+			if _, err := os.Stat(dir); errors.Is(err, fs.ErrNotExist) {
+				continue // a cell that has not started
+			}
+			label := c.Name
+			if in.Label != "" {
+				label = in.Label + "/" + c.Name
+			}
+			units = append(units, &unit{path: dir, label: label, cell: c.Name, variant: c.Variant, repeat: c.Repeat, model: c.Model,
+				configHash: c.ConfigHash, dataset: c.Dataset, datasetRevision: c.DatasetRevision})
 		}
-		u := &unit{label: label, cell: r.Cell, variant: r.Variant, repeat: r.Repeat, model: r.Model, configHash: r.ConfigHash,
-			dataset: r.Dataset, datasetRevision: r.DatasetRevision, files: files}
-		if r.Kind != "" {
-			u.verdicts = r
+	} else {
+		units = []*unit{{path: in.Path, label: firstOf(in.Label, filepath.Base(filepath.Clean(in.Path)))}}
+	}
+	for _, u := range units {
+		files, err := results.TrajectoryFiles(u.path)
+		if err != nil {
+			return nil, fmt.Errorf("input %s: %w", u.path, err)
 		}
-		if man, err := results.ReadManifest(r.Path); err == nil && man != nil {
+		u.files = files
+		man, err := results.ReadManifest(u.path)
+		if err != nil {
+			return nil, fmt.Errorf("input %s: %w", u.path, err)
+		}
+		if man != nil {
 			u.history = results.HistoryMode(man.Config)
 			u.family = familyOf(man.Dataset)
-			if u.model == "" {
-				u.model = man.Model
-			}
+			name, rev := compare.DatasetOf(man.Dataset)
+			u.model = firstOf(u.model, man.Model)
+			u.configHash = firstOf(u.configHash, compare.ConfigHash(man.Config))
+			u.dataset, u.datasetRevision = firstOf(u.dataset, name), firstOf(u.datasetRevision, rev)
 		}
-		units = append(units, u)
+	}
+	if verdicts {
+		if err := readRunVerdicts(in, units, has); err != nil {
+			return nil, err
+		}
 	}
 	n := 0
 	for _, u := range units {
@@ -121,6 +122,37 @@ func resolve(in Input) ([]*unit, error) {
 		return nil, fmt.Errorf("input %s: %w: expected <id>/<id>.traj.json (swebench-run, mini-swe-agent 1.x or 2.x), *.traj (SWE-agent) below it, or a sweep folder whose cells hold them", in.Path, ErrNoTrajectories)
 	}
 	return units, nil
+}
+
+// readRunVerdicts gives the units of an input their verdicts: a sweep's cells and our runs
+// their own evaluation (or the logs given; unevaluated runs allowed), mini-swe-agent output
+// and other trajectory folders those of the harness logs given.
+func readRunVerdicts(in Input, units []*unit, has func(string) bool) error {
+	var runs []*compare.Run
+	var err error
+	switch {
+	case has(compare.SweepFile) || has(results.ManifestFile) || has(results.LedgerFile):
+		runs, err = compare.Read(compare.Source{Path: in.Path, EvalLogs: in.EvalLogs}, compare.ReadOptions{AllowUnevaluated: true})
+	case in.EvalLogs != "" && has(results.PredsFile):
+		runs, err = compare.Read(compare.Source{Path: in.Path, EvalLogs: in.EvalLogs}, compare.ReadOptions{})
+	case in.EvalLogs != "":
+		var r *compare.Run
+		if r, err = readVerdicts(compare.Source{Path: in.EvalLogs}); r != nil {
+			r.Path = in.Path
+			runs = []*compare.Run{r}
+		}
+	}
+	if err != nil {
+		return err
+	}
+	byPath := map[string]*compare.Run{}
+	for _, r := range runs {
+		byPath[filepath.Clean(r.Path)] = r
+	}
+	for _, u := range units {
+		u.verdicts = byPath[filepath.Clean(u.path)]
+	}
+	return nil
 }
 
 // readVerdicts reads a folder or file of verdicts (harness logs, a run report) as compare does.

@@ -94,8 +94,8 @@ func rowOf(r *Record) (Row, error) {
 // Row groups are cut at rowGroupRows rows or rowGroupBytes bytes of text, whichever comes
 // first: the writer holds one row group in memory.
 const (
-	rowGroupRows  = 1000
-	rowGroupBytes = 32 << 20
+	rowGroupRows  = 500
+	rowGroupBytes = 16 << 20
 )
 
 // parquetWriter writes rows in row groups.
