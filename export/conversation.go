@@ -2,6 +2,8 @@ package export
 
 import (
 	"encoding/json"
+	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -147,6 +149,7 @@ func fromTrajectory(t *results.Trajectory, path string, o convertOptions) *Conve
 		c.Messages = append(c.Messages, msg)
 	}
 	c.Messages = trimAfterLastReply(c.Messages)
+	fillCallIDs(c.Messages)
 	if calls > 0 {
 		c.Steps = calls
 	} else {
@@ -231,6 +234,7 @@ func fromSWEAgent(t *results.SWEAgentTrajectory, o convertOptions) (*Conversatio
 		// whose steps keep none (SWE-agent's demonstrations) is its history up to the last reply.
 		c.Messages = trimAfterLastReply(c.Messages)
 	}
+	fillCallIDs(c.Messages)
 	stats := t.Info.ModelStats
 	c.Steps = stats.APICalls
 	if c.Steps == 0 {
@@ -253,6 +257,33 @@ func fromSWEAgent(t *results.SWEAgentTrajectory, o convertOptions) (*Conversatio
 	c.setFlags(run, o.taskOf)
 	c.redact(o)
 	return c, nil
+}
+
+// fillCallIDs names the tool calls a provider returned without an id (call_<message>_<k>) and
+// gives the observations without one the id of the call they answer, in order: every format
+// links a call to its output by the id.
+func fillCallIDs(msgs []Message) {
+	var pending []string
+	for i := range msgs {
+		m := &msgs[i]
+		switch m.Role {
+		case "assistant":
+			pending = pending[:0]
+			for k := range m.ToolCalls {
+				if m.ToolCalls[k].ID == "" {
+					m.ToolCalls[k].ID = fmt.Sprintf("call_%d_%d", i, k)
+				}
+				pending = append(pending, m.ToolCalls[k].ID)
+			}
+		case "tool":
+			if m.ToolCallID == "" && len(pending) > 0 {
+				m.ToolCallID = pending[0]
+			}
+			if n := slices.Index(pending, m.ToolCallID); n >= 0 {
+				pending = slices.Delete(pending, n, n+1)
+			}
+		}
+	}
 }
 
 // trimAfterLastReply drops the messages after the last reply: the run stopped (a limit, the

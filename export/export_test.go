@@ -181,6 +181,18 @@ func TestParquetRowOfMiniRun(t *testing.T) {
 		r.Messages[3].ToolCallID != m.ToolCalls[0].ID {
 		t.Errorf("first reply %+v, answered by %+v", m, r.Messages[3])
 	}
+	// The run's one flagged trajectory (`git log --all --grep`, see docs/cli.md's audit example):
+	// its row says so, and --exclude-flagged leaves it out.
+	for _, r := range rows {
+		flagged := r.InstanceID == "sqlfluff__sqlfluff-1625"
+		if flagged != (len(r.Flags) > 0) || flagged && (r.Flags[0] != "history" || !r.Revealed) {
+			t.Errorf("%s: flags %v, revealed %v", r.InstanceID, r.Flags, r.Revealed)
+		}
+	}
+	sum := run(t, export.Options{Inputs: []export.Input{in}, Format: export.OpenAI, Output: filepath.Join(t.TempDir(), "o.jsonl"), Filter: export.Filter{ExcludeFlagged: true}})
+	if sum.Written != 22 || sum.Skipped[export.OutcomeFlagged] != 1 {
+		t.Errorf("--exclude-flagged: %d written, skipped %v", sum.Written, sum.Skipped)
+	}
 }
 
 func jsonRound(t *testing.T, v any) any {

@@ -79,3 +79,22 @@ func TestSWEAgentTools(t *testing.T) {
 		t.Errorf("bash %+v, submit %+v", got[0].Function, got[2].Function)
 	}
 }
+
+// Calls without an id get one, and the observations answering them get it too.
+func TestFillCallIDs(t *testing.T) {
+	msgs := []Message{
+		{Role: "assistant", ToolCalls: []ToolCall{{Name: "bash"}, {ID: "x", Name: "bash"}}},
+		{Role: "tool"}, {Role: "tool", ToolCallID: "x"},
+		{Role: "assistant", ToolCalls: []ToolCall{{Name: "bash"}}},
+		{Role: "tool"},
+	}
+	fillCallIDs(msgs)
+	got := []string{msgs[0].ToolCalls[0].ID, msgs[1].ToolCallID, msgs[2].ToolCallID, msgs[3].ToolCalls[0].ID, msgs[4].ToolCallID}
+	want := []string{"call_0_0", "call_0_0", "x", "call_3_0", "call_3_0"}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Errorf("ids %v, want %v", got, want)
+			break
+		}
+	}
+}

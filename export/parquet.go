@@ -1,7 +1,6 @@
 package export
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 
@@ -70,7 +69,7 @@ func rowOf(r *Record) (Row, error) {
 		row.Flags = []string{}
 	}
 	if c.ToolCalling {
-		tools, err := json.Marshal(c.Tools)
+		tools, err := marshalLine(c.Tools)
 		if err != nil {
 			return row, err
 		}
