@@ -366,13 +366,16 @@ Benchmark containers run the local base image ` + "`swebench-run/base:bookworm`"
 - **Export.** A synthetic output directory of ours per size (2,000 and 20,000 instances over 50
   repositories: run.json, the ledger, preds.json, eval/<id>/report.json with every third
   resolved, and <id>/<id>.traj.json in tool-calling layout with 8 replies and a 600-byte output
-  per observation, written by ` + "`export/exporttest`" + `), exported by the binary
+  per observation, written by ` + "`export/exporttest`" + `; the throughput row is of the larger), exported by the binary
   (` + "`swebench-run export RUN -o FILE --format parquet|openai --progress none`" + `, no filters) under
   ` + "`/usr/bin/time -v`" + `. Throughput = trajectories ÷ wall time of the whole process (the
   verdicts read through ` + "`compare`" + `, which scans the run's flags too, every trajectory read,
   converted, spooled and written); peak RSS from ` + "`time`" + `. The output is read back
   (parquet-go with the schema; the OpenAI checker) and must hold every trajectory. The memory row
-  compares the peak RSS of the two sizes: flat means it does not grow with the trajectories.
+  compares the two sizes: the peak live heap (the largest heap left after a garbage collection,
+  from ` + "`GODEBUG=gctrace=1`" + `), which is what the process holds, and the peak RSS, which also
+  counts what the Go runtime keeps after freeing it (more churn, more kept). Flat: the live heap
+  does not grow with the trajectories.
 - **Kubernetes backend** (rows starting with *kubernetes*; the cluster of ` + "`$KUBECONFIG`" + `, by default
   the single-node test cluster of ` + "`scripts/kube-up.sh`" + ` on this same machine, so both backends share
   its 2 cores). *Round trip*: one pod and one Docker container of the base image; four methods
