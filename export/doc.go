@@ -8,7 +8,8 @@
 // output, a folder of SWE-agent .traj files, or one trajectory file; its trajectory files are
 // found by results.TrajectoryFiles and read with results' readers (ReadTrajectory in every
 // mini-swe-agent layout, ReadSWEAgent). Verdicts are read as compare and report read them
-// (compare.Read: the run's eval/, or the harness logs given); flags come from the one scanner
+// (compare.Read: the run's eval/, or the harness logs given), only when the export uses them
+// (--resolved, the best trajectory, Parquet's columns); flags come from the one scanner
 // (audit, through results.AuditRuns); secrets and host paths are removed by internal/redact.
 //
 // # What is written
@@ -27,5 +28,5 @@
 // trajectory per instance, the split by repository) is made on those figures; the second copies
 // the chosen ones from the spool into the output files (Parquet in row groups). Memory does not
 // grow with the trajectories' size; it grows by about a hundred bytes per trajectory, besides
-// what compare keeps of a run's verdicts.
+// what compare holds of a run's verdicts while reading them.
 package export

@@ -205,6 +205,7 @@ func Export(ctx context.Context, o Options) (*Summary, error) {
 	if err != nil {
 		return nil, err
 	}
+	units = nil // the runs' verdicts and file lists: the second pass needs only the entries
 	if err := sw.Flush(); err != nil {
 		return nil, fmt.Errorf("export: spool: %w", err)
 	}
