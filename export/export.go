@@ -224,7 +224,7 @@ func Export(ctx context.Context, o Options) (*Summary, error) {
 		}
 		splits = 2
 	}
-	if err := o.write(entries, spool, splits, sum); err != nil {
+	if err := o.write(ctx, entries, spool, splits, sum); err != nil {
 		return nil, err
 	}
 	if o.Format == Parquet {
@@ -414,7 +414,7 @@ func (o *Options) render(r *Record) ([]byte, error) {
 
 // write is the second pass: the chosen trajectories, in input order, from the spool into the
 // output files.
-func (o *Options) write(entries []*entry, spool *os.File, splits int, sum *Summary) error {
+func (o *Options) write(ctx context.Context, entries []*entry, spool *os.File, splits int, sum *Summary) error {
 	names := []string{"train", "validation"}
 	type out struct {
 		file    *atomicfile.File
@@ -458,6 +458,10 @@ func (o *Options) write(entries []*entry, spool *os.File, splits int, sum *Summa
 	for _, e := range entries {
 		if !e.chosen {
 			continue
+		}
+		if err := ctx.Err(); err != nil {
+			discard()
+			return err
 		}
 		if _, err := rd.Discard(int(e.off - pos)); err != nil {
 			discard()

@@ -573,6 +573,23 @@ func TestFiltersAndNothingSelected(t *testing.T) {
 	}
 }
 
+// A cancelled export stops with the context's error and leaves nothing, its spool included.
+func TestCancelled(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "r")
+	if err := exporttest.WriteRun(dir, exporttest.Run{Instances: []exporttest.Instance{{ID: "a__a-1"}, {ID: "a__a-2"}}}); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	out := filepath.Join(t.TempDir(), "o.parquet")
+	if _, err := export.Export(ctx, export.Options{Inputs: []export.Input{{Path: dir}}, Format: export.Parquet, Output: out}); !errors.Is(err, context.Canceled) {
+		t.Errorf("err %v, want context.Canceled", err)
+	}
+	if entries, _ := os.ReadDir(filepath.Dir(out)); len(entries) != 0 {
+		t.Errorf("left behind: %v", entries)
+	}
+}
+
 // A README.md export did not write is not replaced by the dataset card.
 func TestCardDoesNotReplaceAReadme(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "r")

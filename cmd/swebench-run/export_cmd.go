@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 
 	"github.com/spf13/cobra"
 	"gopkg.in/yaml.v3"
@@ -22,7 +23,8 @@ import (
 const exportExitCodes = `  0    written
   1    an input could not be read, no trajectory passed the filters, or the output could not be
        written (nothing is written then)
-  2    bad command line`
+  2    bad command line
+  130  interrupted (Ctrl-C): nothing is written`
 
 type exportFlags struct {
 	out, format, perInstance, systemPrompt, progress string
@@ -37,7 +39,7 @@ type exportFlags struct {
 	seed                                             uint64
 }
 
-func newExportCmd() *cobra.Command {
+func newExportCmd(stop <-chan struct{}) *cobra.Command {
 	var f exportFlags
 	cmd := &cobra.Command{
 		Use:     "export RUN|SWEEP|TRAJ… -o FILE --format openai|sharegpt|parquet|swesmith [flags]",
@@ -85,7 +87,7 @@ docs/export.md.`,
 			return nil
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return runExport(cmd.Context(), cmd, args, f, cmd.OutOrStdout(), cmd.ErrOrStderr())
+			return runExport(cmd.Context(), stop, cmd, args, f, cmd.OutOrStdout(), cmd.ErrOrStderr())
 		},
 		ValidArgsFunction: completeDirs,
 	}
@@ -128,13 +130,35 @@ docs/export.md.`,
 	return cmd
 }
 
-func runExport(ctx context.Context, cmd *cobra.Command, args []string, f exportFlags, stdout, stderr io.Writer) error {
+func runExport(ctx context.Context, stop <-chan struct{}, cmd *cobra.Command, args []string, f exportFlags, stdout, stderr io.Writer) error {
 	o, err := f.options(cmd, args)
 	if err != nil {
 		return err
 	}
 	o.Progress = exportProgress{chooseProgress(&runFlags{progress: f.progress, quiet: f.quiet}, stderr)}
+	// Nothing to let finish: the first Ctrl-C stops the export (and nothing is written).
+	select {
+	case <-stop:
+		return &exitStatusError{code: exitInterrupted, msg: "export interrupted; nothing was written"}
+	default:
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		select {
+		case <-stop:
+			cancel()
+		case <-ctx.Done():
+		}
+	}()
 	sum, err := export.Export(ctx, o)
+	cancel()
+	wg.Wait()
+	if errors.Is(err, context.Canceled) {
+		return &exitStatusError{code: exitInterrupted, msg: "export interrupted; nothing was written"}
+	}
 	if err != nil {
 		return err
 	}

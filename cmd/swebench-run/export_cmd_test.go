@@ -1,6 +1,8 @@
 package main
 
 import (
+	"bytes"
+	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -170,6 +172,25 @@ func TestExportSystemPrompt(t *testing.T) {
 	os.WriteFile(bad, []byte("agent: {}\n"), 0o644)
 	if code, _, stderr := runCLI(t, "export", dir, "-o", filepath.Join(tmp, "x.jsonl"), "--format", "openai", "--system-prompt", bad); code != 1 || !strings.Contains(stderr, "no agent.templates.system_template") {
 		t.Errorf("a config without a system template: exit %d\n%s", code, stderr)
+	}
+}
+
+// Ctrl-C stops an export at once: exit 130, nothing written.
+func TestExportInterrupted(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "r")
+	if err := exporttest.WriteRun(dir, exporttest.Run{Instances: []exporttest.Instance{{ID: "a__x-1"}}}); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(t.TempDir(), "o.jsonl")
+	stop := make(chan struct{})
+	close(stop)
+	var stderr bytes.Buffer
+	_, err := execute(context.Background(), stop, []string{"export", dir, "-o", out, "--format", "openai", "--quiet"}, &bytes.Buffer{}, &stderr)
+	if code := exitCode(err, &stderr); code != exitInterrupted || !strings.Contains(stderr.String(), "nothing was written") {
+		t.Errorf("exit %d, stderr %q", code, stderr.String())
+	}
+	if entries, _ := os.ReadDir(filepath.Dir(out)); len(entries) != 0 {
+		t.Errorf("left behind: %v", entries)
 	}
 }
 
