@@ -73,7 +73,6 @@ type convertOptions struct {
 	smith   bool
 	redact  *redact.Redactor
 	history string // the run's environment.history, for the flags' revealed
-	taskOf  results.TaskOf
 }
 
 // fromTrajectory converts a trajectory of ours or mini-swe-agent's (1.x or 2.x, tool calls or
@@ -170,7 +169,7 @@ func fromTrajectory(t *results.Trajectory, path string, o convertOptions) *Conve
 	if run.Task.History == "" {
 		run.Task.History = o.history
 	}
-	c.setFlags(run, o.taskOf)
+	c.setFlags(run)
 	c.redact(o)
 	return c
 }
@@ -254,7 +253,7 @@ func fromSWEAgent(t *results.SWEAgentTrajectory, o convertOptions) (*Conversatio
 	if run.Task.History == "" {
 		run.Task.History = o.history
 	}
-	c.setFlags(run, o.taskOf)
+	c.setFlags(run)
 	c.redact(o)
 	return c, nil
 }
@@ -298,8 +297,8 @@ func trimAfterLastReply(msgs []Message) []Message {
 }
 
 // setFlags scans the trajectory's commands with the one scanner.
-func (c *Conversation) setFlags(run *results.AgentRun, taskOf results.TaskOf) {
-	a := results.AuditRuns([]*results.AgentRun{run}, taskOf)
+func (c *Conversation) setFlags(run *results.AgentRun) {
+	a := results.AuditRuns([]*results.AgentRun{run}, nil)
 	seen := map[string]bool{}
 	for _, f := range a.Flags {
 		if !seen[string(f.Class)] {

@@ -2,6 +2,7 @@ package export
 
 import (
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"path"
 	"slices"
@@ -127,7 +128,7 @@ func splitByRepo(entries []*entry, fraction float64, seed uint64) error {
 	val := map[string]bool{}
 	n := 0
 	for _, r := range repos {
-		if abs(float64(n+count[r])-target) < abs(float64(n)-target) {
+		if math.Abs(float64(n+count[r])-target) < math.Abs(float64(n)-target) {
 			val[r] = true
 			n += count[r]
 		}
@@ -144,11 +145,4 @@ func splitByRepo(entries []*entry, fraction float64, seed uint64) error {
 		}
 	}
 	return nil
-}
-
-func abs(x float64) float64 {
-	if x < 0 {
-		return -x
-	}
-	return x
 }
