@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -137,13 +138,13 @@ type Summary struct {
 // entry is what the selection needs of a kept trajectory; its payload waits in the spool.
 type entry struct {
 	id, repo string
-	resolved int8 // 1 resolved, -1 not, 0 not known
-	steps    int
-	cost     float64
-	hasCost  bool
 	off      int64
-	n        int
+	cost     float64
+	steps    int32
+	n        int32
+	resolved int8 // 1 resolved, -1 not, 0 not known
 	split    int8 // 0 train, 1 validation
+	hasCost  bool
 	chosen   bool
 }
 
@@ -296,8 +297,9 @@ func formatList() string {
 
 // read is the first pass: every trajectory read, converted, filtered and, when kept, rendered
 // into the spool.
-func (o *Options) read(ctx context.Context, units []*unit, red *redact.Redactor, spool *bufio.Writer, sum *Summary, progress Progress) ([]*entry, error) {
-	var entries []*entry
+func (o *Options) read(ctx context.Context, units []*unit, red *redact.Redactor, spool *bufio.Writer, sum *Summary, progress Progress) ([]entry, error) {
+	var entries []entry
+	repos := map[string]string{} // one copy of each repository's name
 	var off int64
 	skip := func(u *unit, id, outcome string, cost float64) {
 		sum.Skipped[outcome]++
@@ -356,10 +358,18 @@ func (o *Options) read(ctx context.Context, units []*unit, red *redact.Redactor,
 				return nil, fmt.Errorf("export %s: %w", p, err)
 			}
 			payload = append(payload, '\n')
+			if len(payload) > math.MaxInt32 {
+				return nil, fmt.Errorf("export %s: the trajectory renders to %d bytes, more than a line can hold here", p, len(payload))
+			}
 			if _, err := spool.Write(payload); err != nil {
 				return nil, fmt.Errorf("export: spool: %w", err)
 			}
-			e := &entry{id: c.InstanceID, repo: rec.Repo, steps: c.Steps, off: off, n: len(payload), chosen: true}
+			repo, ok := repos[rec.Repo]
+			if !ok {
+				repo = rec.Repo
+				repos[repo] = repo
+			}
+			e := entry{id: c.InstanceID, repo: repo, steps: int32(c.Steps), off: off, n: int32(len(payload)), chosen: true}
 			off += int64(len(payload))
 			switch {
 			case resolved == nil:
@@ -414,7 +424,7 @@ func (o *Options) render(r *Record) ([]byte, error) {
 
 // write is the second pass: the chosen trajectories, in input order, from the spool into the
 // output files.
-func (o *Options) write(ctx context.Context, entries []*entry, spool *os.File, splits int, sum *Summary) error {
+func (o *Options) write(ctx context.Context, entries []entry, spool *os.File, splits int, sum *Summary) error {
 	names := []string{"train", "validation"}
 	type out struct {
 		file    *atomicfile.File
@@ -455,7 +465,8 @@ func (o *Options) write(ctx context.Context, entries []*entry, spool *os.File, s
 	rd := bufio.NewReaderSize(spool, 1<<20)
 	var pos int64
 	buf := []byte{}
-	for _, e := range entries {
+	for i := range entries {
+		e := &entries[i]
 		if !e.chosen {
 			continue
 		}
@@ -467,10 +478,11 @@ func (o *Options) write(ctx context.Context, entries []*entry, spool *os.File, s
 			discard()
 			return fmt.Errorf("export: spool: %w", err)
 		}
-		if cap(buf) < e.n {
-			buf = make([]byte, e.n)
+		n := int(e.n)
+		if cap(buf) < n {
+			buf = make([]byte, n)
 		}
-		buf = buf[:e.n]
+		buf = buf[:n]
 		if _, err := io.ReadFull(rd, buf); err != nil {
 			discard()
 			return fmt.Errorf("export: spool: %w", err)

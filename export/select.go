@@ -66,21 +66,21 @@ func (f *Filter) rejects(c *Conversation) string {
 
 // choose keeps one trajectory per instance (FirstTrajectory, BestTrajectory) and returns how
 // many it left out.
-func choose(entries []*entry, how PerInstance) int {
+func choose(entries []entry, how PerInstance) int {
 	if how == AllTrajectories {
 		return 0
 	}
-	best := map[string]*entry{}
-	for _, e := range entries {
-		b, ok := best[e.id]
-		if !ok || how == BestTrajectory && better(e, b) {
-			best[e.id] = e
+	best := map[string]int{} // instance → index of its chosen entry
+	for i := range entries {
+		b, ok := best[entries[i].id]
+		if !ok || how == BestTrajectory && better(&entries[i], &entries[b]) {
+			best[entries[i].id] = i
 		}
 	}
 	left := 0
-	for _, e := range entries {
-		e.chosen = best[e.id] == e
-		if !e.chosen {
+	for i := range entries {
+		entries[i].chosen = best[entries[i].id] == i
+		if !entries[i].chosen {
 			left++
 		}
 	}
@@ -105,7 +105,7 @@ func better(a, b *entry) bool {
 // into validation: the repositories in an order drawn from seed (over their sorted names), each
 // going to validation when that brings the validation count closer to fraction × the total. No
 // repository is in both; each split has one at least.
-func splitByRepo(entries []*entry, fraction float64, seed uint64) error {
+func splitByRepo(entries []entry, fraction float64, seed uint64) error {
 	count := map[string]int{}
 	total := 0
 	for _, e := range entries {
@@ -139,9 +139,9 @@ func splitByRepo(entries []*entry, fraction float64, seed uint64) error {
 	if len(val) == len(repos) {
 		delete(val, repos[len(repos)-1])
 	}
-	for _, e := range entries {
-		if val[e.repo] {
-			e.split = 1
+	for i := range entries {
+		if val[entries[i].repo] {
+			entries[i].split = 1
 		}
 	}
 	return nil

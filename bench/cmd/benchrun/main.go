@@ -374,8 +374,9 @@ Benchmark containers run the local base image ` + "`swebench-run/base:bookworm`"
   (parquet-go with the schema; the OpenAI checker) and must hold every trajectory. The memory row
   compares the two sizes: the peak live heap (the largest heap left after a garbage collection,
   from ` + "`GODEBUG=gctrace=1`" + `), which is what the process holds, and the peak RSS, which also
-  counts what the Go runtime keeps after freeing it (more churn, more kept). Flat: the live heap
-  does not grow with the trajectories.
+  counts what the Go runtime keeps after freeing it (more churn, more kept). The goal: what the
+  live heap gains per trajectory is the few figures the selection keeps (instance, repository,
+  verdict, steps, cost, where it waits in the spool), never the trajectory.
 - **Kubernetes backend** (rows starting with *kubernetes*; the cluster of ` + "`$KUBECONFIG`" + `, by default
   the single-node test cluster of ` + "`scripts/kube-up.sh`" + ` on this same machine, so both backends share
   its 2 cores). *Round trip*: one pod and one Docker container of the base image; four methods
