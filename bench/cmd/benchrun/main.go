@@ -368,9 +368,11 @@ Benchmark containers run the local base image ` + "`swebench-run/base:bookworm`"
   resolved, and <id>/<id>.traj.json in tool-calling layout with 8 replies and a 600-byte output
   per observation, written by ` + "`export/exporttest`" + `; the throughput row is of the larger), exported by the binary
   (` + "`swebench-run export RUN -o FILE --format parquet|openai --progress none`" + `, no filters) under
-  ` + "`/usr/bin/time -v`" + `. Throughput = trajectories ÷ wall time of the whole process (the
-  verdicts read through ` + "`compare`" + `, which scans the run's flags too, every trajectory read,
-  converted, spooled and written); peak RSS from ` + "`time`" + `. The output is read back
+  ` + "`/usr/bin/time -v`" + `. Throughput = trajectories ÷ wall time of the whole process (every
+  trajectory read, its flags scanned, converted, spooled and written; for Parquet also the
+  verdicts, read through ` + "`compare`" + `, which reads the run's ledger, predictions and reports and
+  scans its flags; the OpenAI export reads none, nothing uses them), and ÷ its CPU time; peak RSS
+  from ` + "`time`" + `. The output is read back
   (parquet-go with the schema; the OpenAI checker) and must hold every trajectory. The memory row
   compares the two sizes: the peak live heap (the largest heap left after a garbage collection,
   from ` + "`GODEBUG=gctrace=1`" + `), which is what the process holds, and the peak RSS, which also
