@@ -162,6 +162,19 @@ func TestLoadSmoke(t *testing.T) {
 	}
 }
 
+func TestExportSmoke(t *testing.T) {
+	e, err := MeasureExport(context.Background(), binary(t), t.TempDir(), []int{20 * iterations(t), 100 * iterations(t)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(e.Runs) != 4 {
+		t.Errorf("%d exports, want 2 sizes × 2 formats", len(e.Runs))
+	}
+	for _, row := range e.Rows() {
+		t.Logf("%s: %s", row.What, row.Measured)
+	}
+}
+
 func BenchmarkExec(b *testing.B) {
 	d := docker(b)
 	ctx := context.Background()

@@ -99,6 +99,11 @@ var (
 // the binary goes to stderrTo (nil: discarded); onLine, when set, sees each stderr line as it
 // arrives, with the time since the process started.
 func TimeBinary(ctx context.Context, bin string, args []string, onLine func(line string, since time.Duration)) (Usage, error) {
+	return TimeBinaryEnv(ctx, bin, args, nil, onLine)
+}
+
+// TimeBinaryEnv is TimeBinary with env (KEY=VALUE) added to the binary's environment.
+func TimeBinaryEnv(ctx context.Context, bin string, args, env []string, onLine func(line string, since time.Duration)) (Usage, error) {
 	tf, err := os.CreateTemp("", "bench-time-*")
 	if err != nil {
 		return Usage{}, err
@@ -106,6 +111,9 @@ func TimeBinary(ctx context.Context, bin string, args []string, onLine func(line
 	tf.Close()
 	defer os.Remove(tf.Name())
 	cmd := exec.CommandContext(ctx, "/usr/bin/time", append([]string{"-v", "-o", tf.Name(), bin}, args...)...)
+	if env != nil {
+		cmd.Env = append(os.Environ(), env...)
+	}
 	pr, pw := io.Pipe()
 	cmd.Stderr = pw
 	var tail bytes.Buffer

@@ -167,7 +167,7 @@ func RawExec(ctx context.Context, cli *client.Client, containerID, cwd string, a
 // RepoRoot is the repository's root directory (from this file's location).
 func RepoRoot() string {
 	_, file, _, _ := runtime.Caller(0)
-	return filepath.Join(filepath.Dir(file), "..")
+	return filepath.Join(filepath.Dir(file), "..") // this file is bench/roundtrip.go
 }
 
 // PeerScript is the subprocess reference: one `docker exec` process per command, threads for

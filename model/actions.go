@@ -151,3 +151,12 @@ func bashToolSchema() map[string]any {
 }
 
 const bashToolDescription = "Execute a bash command"
+
+// BashTool is the one tool the loop offers in tool-calling mode, as an OpenAI chat completions
+// tool definition: what every wire sends in its own shape, and what exported training data
+// declares (mini-swe-agent 2.x's BASH_TOOL has the same name, description and schema).
+func BashTool() map[string]any {
+	return map[string]any{"type": "function", "function": map[string]any{
+		"name": "bash", "description": bashToolDescription, "parameters": bashToolSchema(),
+	}}
+}

@@ -44,9 +44,7 @@ func (w *openAIWire) request(msgs []agent.Message) ([]byte, error) {
 	}
 	body := map[string]any{"model": w.model, "messages": prepared}
 	if w.textRe == nil && !w.mini1 {
-		body["tools"] = []any{map[string]any{"type": "function", "function": map[string]any{
-			"name": "bash", "description": bashToolDescription, "parameters": bashToolSchema(),
-		}}}
+		body["tools"] = []any{BashTool()}
 	}
 	if w.openRouter {
 		body["usage"] = map[string]any{"include": true}

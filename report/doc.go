@@ -30,10 +30,10 @@
 // # Secrets
 //
 // Nothing shown may hold a secret: configs (run.json's and each trajectory's info.config) go
-// through Redactor.Value, which blanks the string value of every key named like a key, token,
-// secret, password or authorization and cuts credentials and secret parameters out of URLs; every
-// generated file also has the values of this process's secret-looking environment variables
-// replaced (Redactor.Text).
+// through redact.Redactor.Value (internal/redact, the redaction export uses too), which blanks
+// the string value of every key named like a key, token, secret, password or authorization and
+// cuts credentials and secret parameters out of URLs; every generated file also has the values
+// of this process's secret-looking environment variables replaced (Redactor.Text).
 //
 // # The server
 //

@@ -12,6 +12,7 @@ import (
 	"github.com/swebench-run/swebench-run/agent"
 	"github.com/swebench-run/swebench-run/compare"
 	"github.com/swebench-run/swebench-run/eval"
+	"github.com/swebench-run/swebench-run/internal/redact"
 	"github.com/swebench-run/swebench-run/results"
 )
 
@@ -116,7 +117,7 @@ type evalData struct {
 }
 
 // readOutput reads the test output at p into e, clipped, secrets redacted.
-func (e *evalData) readOutput(p string, red *Redactor) {
+func (e *evalData) readOutput(p string, red *redact.Redactor) {
 	data, err := os.ReadFile(p)
 	if err != nil {
 		return

@@ -15,6 +15,7 @@ import (
 	"github.com/swebench-run/swebench-run/dataset"
 	"github.com/swebench-run/swebench-run/eval"
 	"github.com/swebench-run/swebench-run/family/all"
+	"github.com/swebench-run/swebench-run/internal/redact"
 	"github.com/swebench-run/swebench-run/results"
 	"github.com/swebench-run/swebench-run/validation"
 )
@@ -46,8 +47,8 @@ type Options struct {
 	IncludeBroken bool
 	// Version is the tool's version, printed in the footer.
 	Version string
-	// Redactor removes secrets (default: NewRedactor()).
-	Redactor *Redactor
+	// Redactor removes secrets (default: redact.New()).
+	Redactor *redact.Redactor
 	// Now stamps the report (default time.Now).
 	Now func() time.Time
 
@@ -90,7 +91,7 @@ func Load(ctx context.Context, srcs []compare.Source, opts Options) (*Report, er
 		return nil, errors.New("report: no inputs")
 	}
 	if opts.Redactor == nil {
-		opts.Redactor = NewRedactor()
+		opts.Redactor = redact.New()
 	}
 	if opts.Now == nil {
 		opts.Now = time.Now

@@ -23,68 +23,10 @@ import (
 	"time"
 
 	"github.com/swebench-run/swebench-run/compare"
+	"github.com/swebench-run/swebench-run/internal/redact"
 	"github.com/swebench-run/swebench-run/results"
 	"github.com/swebench-run/swebench-run/testutil/testenv"
 )
-
-func TestRedactorValue(t *testing.T) {
-	r := NewRedactor("sk-extra-secret-123")
-	in := map[string]any{
-		"model": map[string]any{
-			"model_name": "openai/gpt-5",
-			"model_kwargs": map[string]any{
-				"api_key": "sk-abc", "max_tokens": 4096.0, "temperature": 0.0,
-				"api_base":      "https://user:pa55word@proxy.example/v1?token=t0k3n&region=eu",
-				"extra_headers": map[string]any{"Authorization": "Bearer xyz", "X-Api-Key": "k3y", "Accept": "application/json"},
-			},
-		},
-		"environment": map[string]any{"env": map[string]any{"GITHUB_TOKEN": "ghp_1", "PAGER": "cat", "HF_TOKEN": ""}},
-		"tokens":      map[string]any{"input": 10.0, "output": 2.0},
-		"secret_list": []any{"a"},
-		"note":        "the key is sk-extra-secret-123 here",
-		"password":    "hunter2",
-	}
-	got := r.Value(in).(map[string]any)
-	kw := got["model"].(map[string]any)["model_kwargs"].(map[string]any)
-	tests := []struct {
-		name      string
-		got, want any
-	}{
-		{"api_key", kw["api_key"], Redacted},
-		{"max_tokens kept", kw["max_tokens"], 4096.0},
-		{"url credentials and token", kw["api_base"], "https://user:" + Redacted + "@proxy.example/v1?region=eu&token=" + Redacted},
-		{"authorization header", kw["extra_headers"].(map[string]any)["Authorization"], Redacted},
-		{"x-api-key header", kw["extra_headers"].(map[string]any)["X-Api-Key"], Redacted},
-		{"accept header kept", kw["extra_headers"].(map[string]any)["Accept"], "application/json"},
-		{"env token", got["environment"].(map[string]any)["env"].(map[string]any)["GITHUB_TOKEN"], Redacted},
-		{"empty secret stays empty", got["environment"].(map[string]any)["env"].(map[string]any)["HF_TOKEN"], ""},
-		{"pager kept", got["environment"].(map[string]any)["env"].(map[string]any)["PAGER"], "cat"},
-		{"token counts kept", got["tokens"], map[string]any{"input": 10.0, "output": 2.0}},
-		{"value in text", got["note"], "the key is " + Redacted + " here"},
-		{"password", got["password"], Redacted},
-		{"list under a secret-looking key kept (no string)", got["secret_list"], []any{"a"}},
-	}
-	for _, tt := range tests {
-		if !reflect.DeepEqual(tt.got, tt.want) {
-			t.Errorf("%s: got %#v, want %#v", tt.name, tt.got, tt.want)
-		}
-	}
-	if in["password"] != "hunter2" {
-		t.Error("Value changed its input")
-	}
-}
-
-func TestRedactorEnvironment(t *testing.T) {
-	t.Setenv("MY_SERVICE_API_KEY", "sk-from-the-environment-42")
-	t.Setenv("SHORT_TOKEN", "abc") // too short to replace in text
-	r := NewRedactor()
-	if got := r.Text("curl -H 'x: sk-from-the-environment-42' https://a.example/?x=1"); strings.Contains(got, "sk-from") {
-		t.Errorf("an environment secret survived: %q", got)
-	}
-	if got := r.Text("abc def"); got != "abc def" {
-		t.Errorf("a short value was replaced: %q", got)
-	}
-}
 
 func TestTerms(t *testing.T) {
 	var got []string
@@ -295,7 +237,7 @@ func TestWriteKeepsNoSecret(t *testing.T) {
 				t.Errorf("%s holds the secret %q", p, s)
 			}
 		}
-		redacted = redacted || strings.Contains(text, `"api_key":"`+Redacted+`"`)
+		redacted = redacted || strings.Contains(text, `"api_key":"`+redact.Redacted+`"`)
 	}
 	if !redacted {
 		t.Error("no file shows the redacted api_key: the config is missing from the instance page")
@@ -456,7 +398,7 @@ func TestSummaryOfRunDir(t *testing.T) {
 	if run.Cells.V != "RN" {
 		t.Errorf("verdicts %q, want RN", run.Cells.V)
 	}
-	if len(run.Failures) != 1 || run.Failures[0].InstanceID != "a__b-2" || run.Failures[0].Attempts != 2 || run.Failures[0].Error != "pull: denied for token "+Redacted {
+	if len(run.Failures) != 1 || run.Failures[0].InstanceID != "a__b-2" || run.Failures[0].Attempts != 2 || run.Failures[0].Error != "pull: denied for token "+redact.Redacted {
 		t.Errorf("failures %+v", run.Failures)
 	}
 	if run.Cells.Cost[0] != 0.5 || run.Cells.Steps[0] != 7 || run.Cells.Seconds[0] != 60 {
@@ -476,7 +418,7 @@ func TestSummaryOfRunDir(t *testing.T) {
 		t.Errorf("instance data %+v", d)
 	}
 	cfg, _ := json.Marshal(d.Config)
-	if !strings.Contains(string(cfg), `"api_key":"`+Redacted+`"`) || text != "" {
+	if !strings.Contains(string(cfg), `"api_key":"`+redact.Redacted+`"`) || text != "" {
 		t.Errorf("config %s, text %q", cfg, text)
 	}
 	script, err := rep.summaryScript(nil)

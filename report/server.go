@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/swebench-run/swebench-run/compare"
+	"github.com/swebench-run/swebench-run/internal/redact"
 )
 
 // Server serves the report's pages from the live inputs: the summary is read again when it is
@@ -47,7 +48,7 @@ type Server struct {
 func NewServer(srcs []compare.Source, opts Options) *Server {
 	opts.Live = true
 	if opts.Redactor == nil {
-		opts.Redactor = NewRedactor()
+		opts.Redactor = redact.New()
 	}
 	return &Server{srcs: srcs, opts: opts, MaxAge: time.Second, Log: slog.New(slog.DiscardHandler)}
 }

@@ -37,6 +37,7 @@ type Audit struct {
 	Flags     []audit.Flag            // in instance order, then step order
 	ByID      map[string][]audit.Flag // the flagged instances' flags
 	History   string                  // the run's environment.history when one mode was recorded ("" unknown or mixed)
+	modes     map[string]bool         // while scanning: the history modes seen
 }
 
 // Flagged lists the flagged instances, sorted.
@@ -105,35 +106,56 @@ type TaskOf func(instanceID string) audit.Task
 // (<id>/<id>.traj.json), one trajectory file of any form, a folder of SWE-agent .traj files,
 // an OpenHands output.jsonl (or a folder holding one, or holding llm_completions/<id>/). The
 // history mode comes from run.json (config environment.history) or each trajectory's config.
+// Trajectories are read and scanned one at a time: only their flags are kept.
 func AuditPath(path string, taskOf TaskOf) (*Audit, error) {
-	runs, err := ReadAgentRuns(path)
+	a := newAudit()
+	err := WalkAgentRuns(path, func(r *AgentRun) error {
+		a.add(r, taskOf)
+		return nil
+	})
 	if err != nil {
 		return nil, err
 	}
-	return AuditRuns(runs, taskOf), nil
+	a.finish()
+	return a, nil
 }
 
 // AuditRuns scans runs with the one scanner.
 func AuditRuns(runs []*AgentRun, taskOf TaskOf) *Audit {
-	a := &Audit{Instances: len(runs), ByID: map[string][]audit.Flag{}}
-	modes := map[string]bool{}
+	a := newAudit()
 	for _, r := range runs {
-		if taskOf != nil {
-			r.Task = mergeTask(r.Task, taskOf(r.InstanceID))
-		}
-		modes[r.Task.History] = true
-		fl := r.Flags()
-		if len(fl) > 0 {
-			a.ByID[r.InstanceID] = append(a.ByID[r.InstanceID], fl...)
-			a.Flags = append(a.Flags, fl...)
-		}
+		a.add(r, taskOf)
 	}
-	if len(modes) == 1 {
-		for m := range modes {
+	a.finish()
+	return a
+}
+
+func newAudit() *Audit {
+	return &Audit{ByID: map[string][]audit.Flag{}, modes: map[string]bool{}}
+}
+
+// add scans one run.
+func (a *Audit) add(r *AgentRun, taskOf TaskOf) {
+	a.Instances++
+	if taskOf != nil {
+		r.Task = mergeTask(r.Task, taskOf(r.InstanceID))
+	}
+	a.modes[r.Task.History] = true
+	if fl := r.Flags(); len(fl) > 0 {
+		a.ByID[r.InstanceID] = append(a.ByID[r.InstanceID], fl...)
+		a.Flags = append(a.Flags, fl...)
+	}
+}
+
+// finish orders the flags by instance (then step, as scanned) and sets the history mode.
+func (a *Audit) finish() {
+	sort.SliceStable(a.Flags, func(i, j int) bool { return a.Flags[i].Instance < a.Flags[j].Instance })
+	if len(a.modes) == 1 {
+		for m := range a.modes {
 			a.History = m
 		}
 	}
-	return a
+	a.modes = nil
 }
 
 // mergeTask fills what the trajectory did not tell from the dataset's task.
@@ -161,100 +183,138 @@ func mergeTask(t, d audit.Task) audit.Task {
 
 // ReadAgentRuns reads every trajectory at path (see AuditPath), sorted by instance.
 func ReadAgentRuns(path string) ([]*AgentRun, error) {
-	fi, err := os.Stat(path)
+	var runs []*AgentRun
+	err := WalkAgentRuns(path, func(r *AgentRun) error {
+		runs = append(runs, r)
+		return nil
+	})
 	if err != nil {
 		return nil, err
-	}
-	var runs []*AgentRun
-	if !fi.IsDir() {
-		runs, err = readAgentFile(path)
-		if err != nil {
-			return nil, err
-		}
-	} else {
-		runs, err = readAgentDir(path)
-		if err != nil {
-			return nil, err
-		}
-		if len(runs) == 0 {
-			return nil, fmt.Errorf("%s holds no trajectories: expected <id>/<id>.traj.json (swebench-run, mini-swe-agent), *.traj (SWE-agent), output.jsonl or llm_completions/<id>/*.json (OpenHands): %w", path, ErrNoTrajectories)
-		}
-		if man, err := ReadManifest(path); err == nil && man != nil {
-			if mode := HistoryMode(man.Config); mode != "" {
-				for _, r := range runs {
-					if r.Task.History == "" {
-						r.Task.History = mode
-					}
-				}
-			}
-		}
 	}
 	sort.SliceStable(runs, func(i, j int) bool { return runs[i].InstanceID < runs[j].InstanceID })
 	return runs, nil
 }
 
-func readAgentDir(dir string) ([]*AgentRun, error) {
-	// Ours and mini-swe-agent's: <id>/<id>.traj.json.
-	if paths, _ := filepath.Glob(filepath.Join(dir, "*", "*.traj.json")); len(paths) > 0 {
-		var runs []*AgentRun
-		for _, p := range paths {
-			if strings.TrimSuffix(filepath.Base(p), ".traj.json") != filepath.Base(filepath.Dir(p)) {
-				continue
-			}
-			t, err := ReadTrajectory(p)
-			if err != nil {
-				return nil, err
-			}
-			runs = append(runs, t.AgentRun(p))
+// WalkAgentRuns reads the trajectories at path (see AuditPath) one at a time, in the order of
+// their files, and calls fn with each; an error of fn stops the walk and is returned. A folder
+// without trajectories is an error wrapping ErrNoTrajectories.
+func WalkAgentRuns(path string, fn func(*AgentRun) error) error {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return err
+	}
+	if !fi.IsDir() {
+		return walkAgentFile(path, fn)
+	}
+	mode := ""
+	if man, err := ReadManifest(path); err == nil && man != nil {
+		mode = HistoryMode(man.Config)
+	}
+	n := 0
+	err = walkAgentDir(path, func(r *AgentRun) error {
+		n++
+		if r.Task.History == "" {
+			r.Task.History = mode
 		}
-		return runs, nil
+		return fn(r)
+	})
+	if err == nil && n == 0 {
+		err = fmt.Errorf("%s holds no trajectories: expected <id>/<id>.traj.json (swebench-run, mini-swe-agent), *.traj (SWE-agent), output.jsonl or llm_completions/<id>/*.json (OpenHands): %w", path, ErrNoTrajectories)
 	}
-	if p := filepath.Join(dir, "output.jsonl"); fileExists(p) {
-		return ReadOpenHandsOutput(p)
+	return err
+}
+
+// TrajectoryFiles lists the trajectory files of a folder that keeps one file per instance, in
+// the order of their paths: ours and mini-swe-agent's <id>/<id>.traj.json, else SWE-agent's
+// *.traj anywhere below (trajectories/<user>/<run>/<id>/<id>.traj). A folder of neither form
+// (OpenHands' output among them) gives none.
+func TrajectoryFiles(dir string) ([]string, error) {
+	if paths := miniTrajectoryFiles(dir); len(paths) > 0 {
+		return paths, nil
 	}
-	if d := filepath.Join(dir, "llm_completions"); fileExists(d) {
-		return readCompletionDirs(d)
-	}
-	// SWE-agent: *.traj anywhere below (trajectories/<user>/<run>/<id>/<id>.traj).
-	var runs []*AgentRun
+	var paths []string
 	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
 		}
 		if !d.IsDir() && strings.HasSuffix(p, ".traj") {
-			r, err := ReadSWEAgentTrajectory(p)
-			if err != nil {
-				return err
-			}
-			runs = append(runs, r)
+			paths = append(paths, p)
 		}
 		return nil
 	})
-	return runs, err
+	return paths, err
 }
 
-func readAgentFile(p string) ([]*AgentRun, error) {
+// miniTrajectoryFiles are the <id>/<id>.traj.json files of dir.
+func miniTrajectoryFiles(dir string) []string {
+	paths, _ := filepath.Glob(filepath.Join(dir, "*", "*.traj.json"))
+	kept := paths[:0]
+	for _, p := range paths {
+		if strings.TrimSuffix(filepath.Base(p), ".traj.json") == filepath.Base(filepath.Dir(p)) {
+			kept = append(kept, p)
+		}
+	}
+	return kept
+}
+
+func walkAgentDir(dir string, fn func(*AgentRun) error) error {
+	// Ours and mini-swe-agent's: <id>/<id>.traj.json.
+	if paths := miniTrajectoryFiles(dir); len(paths) > 0 {
+		for _, p := range paths {
+			t, err := ReadTrajectory(p)
+			if err != nil {
+				return err
+			}
+			if err := fn(t.AgentRun(p)); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	if p := filepath.Join(dir, "output.jsonl"); fileExists(p) {
+		return walkOpenHandsOutput(p, fn)
+	}
+	if d := filepath.Join(dir, "llm_completions"); fileExists(d) {
+		return walkCompletionDirs(d, fn)
+	}
+	paths, err := TrajectoryFiles(dir)
+	if err != nil {
+		return err
+	}
+	for _, p := range paths {
+		r, err := ReadSWEAgentTrajectory(p)
+		if err != nil {
+			return err
+		}
+		if err := fn(r); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func walkAgentFile(p string, fn func(*AgentRun) error) error {
 	switch {
 	case strings.HasSuffix(p, ".traj"):
 		r, err := ReadSWEAgentTrajectory(p)
 		if err != nil {
-			return nil, err
+			return err
 		}
-		return []*AgentRun{r}, nil
+		return fn(r)
 	case strings.HasSuffix(p, ".jsonl"):
-		return ReadOpenHandsOutput(p)
+		return walkOpenHandsOutput(p, fn)
 	}
 	if r, ok, err := readCompletionFile(p); ok || err != nil {
 		if err != nil {
-			return nil, err
+			return err
 		}
-		return []*AgentRun{r}, nil
+		return fn(r)
 	}
 	t, err := ReadTrajectory(p)
 	if err != nil {
-		return nil, err
+		return err
 	}
-	return []*AgentRun{t.AgentRun(p)}, nil
+	return fn(t.AgentRun(p))
 }
 
 func fileExists(p string) bool {

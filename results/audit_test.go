@@ -1,6 +1,7 @@
 package results_test
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -219,5 +220,57 @@ func TestReadOpenHandsCompletionLogs(t *testing.T) {
 	one, err := results.ReadAgentRuns(filepath.Join(logs, "openai__gpt-4o-200.25.json"))
 	if err != nil || len(one) != 1 || one[0].InstanceID != id || len(one[0].Steps) != 3 {
 		t.Errorf("one log: %+v, %v", one, err)
+	}
+}
+
+// A SWE-agent trajectory reads whole: its info, config and the messages of its steps.
+func TestReadSWEAgent(t *testing.T) {
+	dir := testenv.Fixtures(t, "more-datasets", "swe-smith", "tests", "test_logs", "trajectories")
+	paths, err := results.TrajectoryFiles(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(paths) != 2 || !strings.HasSuffix(paths[1], "pydantic__pydantic.acb0f10f.pr_8316.traj") {
+		t.Fatalf("TrajectoryFiles = %v", paths)
+	}
+	tr, err := results.ReadSWEAgent(paths[1])
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The figures of the file's info and replay_config (a JSON string in this file).
+	if tr.InstanceID != "pydantic__pydantic.acb0f10f.pr_8316" || tr.Info.ExitStatus != "submitted" || tr.Info.ModelStats.APICalls != 22 ||
+		tr.Info.ModelStats.TokensSent != 161683 || tr.ModelName() != "claude-3-7-sonnet-20250219" || len(tr.Steps) != 22 || len(tr.History) != 46 {
+		t.Errorf("read %s: exit %q, stats %+v, model %q, %d steps, %d history messages", tr.InstanceID, tr.Info.ExitStatus, tr.Info.ModelStats, tr.ModelName(), len(tr.Steps), len(tr.History))
+	}
+	msgs, field, err := tr.StepMessages(len(tr.Steps) - 1)
+	if err != nil || field != "messages" || len(msgs) != 46 || msgs[0]["role"] != "system" {
+		t.Errorf("last step: %d messages from %q, %v", len(msgs), field, err)
+	}
+	if got := tr.AgentRun(); len(got.Steps) != 22 || got.Steps[21].Command != "submit" {
+		t.Errorf("AgentRun: %d steps", len(got.Steps))
+	}
+}
+
+// The walk stops at the first error of its function.
+func TestWalkAgentRunsStops(t *testing.T) {
+	dir := testenv.Fixtures(t, "runs", "deepseek-chat-lite-dev", "output")
+	stop := errors.New("enough")
+	n := 0
+	err := results.WalkAgentRuns(dir, func(r *results.AgentRun) error {
+		n++
+		if n == 3 {
+			return stop
+		}
+		return nil
+	})
+	if !errors.Is(err, stop) || n != 3 {
+		t.Errorf("walk: %d runs, %v; want 3 and the function's error", n, err)
+	}
+	if _, err := results.TrajectoryFiles(t.TempDir()); err != nil {
+		t.Errorf("an empty folder: %v", err)
+	}
+	err = results.WalkAgentRuns(t.TempDir(), func(*results.AgentRun) error { return nil })
+	if !errors.Is(err, results.ErrNoTrajectories) {
+		t.Errorf("an empty folder: %v, want ErrNoTrajectories", err)
 	}
 }

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"sort"
 	"strconv"
 	"strings"
 
@@ -28,48 +27,128 @@ import (
 //     (execute_bash's command, str_replace_editor's view) and the tool messages answering them,
 //     and the response's calls last (without output).
 
-// sweAgentTraj is what the flags need of a SWE-agent trajectory.
-type sweAgentTraj struct {
-	Trajectory []struct {
-		Action      string `json:"action"`
-		Observation any    `json:"observation"`
-	} `json:"trajectory"`
-	History []struct {
-		Role    string `json:"role"`
-		Content any    `json:"content"`
-	} `json:"history"`
-	ReplayConfig any `json:"replay_config"` // an object, or the same as a JSON string
+// SWEAgentTrajectory is a SWE-agent .traj file: its steps, the agent's history (the
+// conversation's messages), its info and the config it ran with.
+type SWEAgentTrajectory struct {
+	InstanceID string           `json:"-"`
+	Path       string           `json:"-"`
+	Steps      []SWEAgentStep   `json:"trajectory"`
+	History    []map[string]any `json:"history"`
+	Info       SWEAgentInfo     `json:"info"`
+	// Config is replay_config: an object, or the same as a JSON string (decoded by the reader).
+	Config any `json:"replay_config"`
 }
 
-// ReadSWEAgentTrajectory reads a SWE-agent .traj file; the instance is the file's name.
-func ReadSWEAgentTrajectory(path string) (*AgentRun, error) {
+// SWEAgentStep is one entry of the trajectory: the action, its observation and the thought, and
+// the step's messages, kept undecoded until asked for (StepMessages).
+type SWEAgentStep struct {
+	Action      string          `json:"action"`
+	Observation any             `json:"observation"`
+	Thought     string          `json:"thought"`
+	Messages    json.RawMessage `json:"messages"` // SWE-agent before 1.1: the history after the step
+	Query       json.RawMessage `json:"query"`    // 1.1 and later: the model's input at the step
+}
+
+// SWEAgentInfo is the trajectory's info.
+type SWEAgentInfo struct {
+	ExitStatus string `json:"exit_status"`
+	Submission string `json:"submission"`
+	ModelStats struct {
+		InstanceCost   float64 `json:"instance_cost"`
+		TokensSent     int     `json:"tokens_sent"`
+		TokensReceived int     `json:"tokens_received"`
+		APICalls       int     `json:"api_calls"`
+	} `json:"model_stats"`
+}
+
+// ReadSWEAgent reads a SWE-agent .traj file whole; the instance is the file's name.
+func ReadSWEAgent(path string) (*SWEAgentTrajectory, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, err
 	}
-	var t sweAgentTraj
-	if err := json.Unmarshal(data, &t); err != nil {
+	var probe struct {
+		Trajectory json.RawMessage `json:"trajectory"`
+	}
+	if err := json.Unmarshal(data, &probe); err != nil {
 		return nil, fmt.Errorf("%s is not a SWE-agent trajectory: %w", path, err)
 	}
-	if t.Trajectory == nil {
+	if len(probe.Trajectory) == 0 || bytes.Equal(probe.Trajectory, []byte("null")) {
 		return nil, fmt.Errorf("%s is not a SWE-agent trajectory: no \"trajectory\" list", path)
 	}
-	id := strings.TrimSuffix(filepath.Base(path), ".traj")
-	r := &AgentRun{InstanceID: id, Format: "swe-agent", Path: path, Task: audit.Task{Repo: RepoOfInstance(id)}}
-	for i, s := range t.Trajectory {
+	t := &SWEAgentTrajectory{}
+	if err := json.Unmarshal(data, t); err != nil {
+		return nil, fmt.Errorf("%s is not a SWE-agent trajectory: %w", path, err)
+	}
+	t.InstanceID = strings.TrimSuffix(filepath.Base(path), ".traj")
+	t.Path = path
+	if s, ok := t.Config.(string); ok {
+		var cfg any
+		if json.Unmarshal([]byte(s), &cfg) == nil {
+			t.Config = cfg
+		}
+	}
+	return t, nil
+}
+
+// ConfigMap is the replay config when it is an object (nil otherwise).
+func (t *SWEAgentTrajectory) ConfigMap() map[string]any {
+	m, _ := t.Config.(map[string]any)
+	return m
+}
+
+// ModelName is replay_config.agent.model.name ("" when not recorded).
+func (t *SWEAgentTrajectory) ModelName() string {
+	agent, _ := t.ConfigMap()["agent"].(map[string]any)
+	model, _ := agent["model"].(map[string]any)
+	s, _ := model["name"].(string)
+	return s
+}
+
+// StepMessages decodes the messages of step i: its "messages" (field "messages"), else its
+// "query" (field "query"); field is "" when the step has neither.
+func (t *SWEAgentTrajectory) StepMessages(i int) (msgs []map[string]any, field string, err error) {
+	st := t.Steps[i]
+	for _, c := range []struct {
+		name string
+		raw  json.RawMessage
+	}{{"messages", st.Messages}, {"query", st.Query}} {
+		if len(c.raw) == 0 || bytes.Equal(c.raw, []byte("null")) {
+			continue
+		}
+		if err := json.Unmarshal(c.raw, &msgs); err != nil {
+			return nil, c.name, fmt.Errorf("%s: trajectory[%d].%s: %w", t.Path, i, c.name, err)
+		}
+		return msgs, c.name, nil
+	}
+	return nil, "", nil
+}
+
+// ReadSWEAgentTrajectory reads a SWE-agent .traj file as the commands it ran; the instance is
+// the file's name.
+func ReadSWEAgentTrajectory(path string) (*AgentRun, error) {
+	t, err := ReadSWEAgent(path)
+	if err != nil {
+		return nil, err
+	}
+	return t.AgentRun(), nil
+}
+
+// AgentRun is the commands t ran with their observations: step n is trajectory[n-1]; no exit
+// codes.
+func (t *SWEAgentTrajectory) AgentRun() *AgentRun {
+	id := t.InstanceID
+	r := &AgentRun{InstanceID: id, Format: "swe-agent", Path: t.Path, Task: audit.Task{Repo: RepoOfInstance(id)}}
+	for i, s := range t.Steps {
 		r.Steps = append(r.Steps, audit.Step{Step: i + 1, Command: s.Action, Output: textOf(s.Observation)})
 	}
 	for _, h := range t.History {
-		if h.Role == "user" {
-			r.Task.Text = textOf(h.Content)
+		if h["role"] == "user" {
+			r.Task.Text = textOf(h["content"])
 			break
 		}
 	}
-	cfg := t.ReplayConfig
-	if s, ok := cfg.(string); ok {
-		_ = json.Unmarshal([]byte(s), &cfg)
-	}
-	if m, ok := cfg.(map[string]any); ok {
+	if m := t.ConfigMap(); m != nil {
 		env, _ := m["env"].(map[string]any)
 		repo, _ := env["repo"].(map[string]any)
 		r.Task.BaseCommit, _ = repo["base_commit"].(string)
@@ -79,7 +158,7 @@ func ReadSWEAgentTrajectory(path string) (*AgentRun, error) {
 			}
 		}
 	}
-	return r, nil
+	return r
 }
 
 // textOf is a message content's text: a string, or the text parts of a list.
@@ -111,14 +190,26 @@ type openHandsRecord struct {
 
 // ReadOpenHandsOutput reads OpenHands' output.jsonl: one AgentRun per record.
 func ReadOpenHandsOutput(path string) ([]*AgentRun, error) {
-	f, err := os.Open(path)
+	var runs []*AgentRun
+	err := walkOpenHandsOutput(path, func(r *AgentRun) error {
+		runs = append(runs, r)
+		return nil
+	})
 	if err != nil {
 		return nil, err
+	}
+	return runs, nil
+}
+
+// walkOpenHandsOutput reads output.jsonl one record at a time.
+func walkOpenHandsOutput(path string, fn func(*AgentRun) error) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return err
 	}
 	defer f.Close()
 	sc := bufio.NewScanner(f)
 	sc.Buffer(make([]byte, 0, 1<<20), 1<<30)
-	var runs []*AgentRun
 	line := 0
 	for sc.Scan() {
 		line++
@@ -128,17 +219,19 @@ func ReadOpenHandsOutput(path string) ([]*AgentRun, error) {
 		}
 		var rec openHandsRecord
 		if err := json.Unmarshal(b, &rec); err != nil {
-			return nil, fmt.Errorf("%s:%d is not an OpenHands output record: %w", path, line, err)
+			return fmt.Errorf("%s:%d is not an OpenHands output record: %w", path, line, err)
 		}
 		if rec.InstanceID == "" {
-			return nil, fmt.Errorf("%s:%d is not an OpenHands output record: no instance_id", path, line)
+			return fmt.Errorf("%s:%d is not an OpenHands output record: no instance_id", path, line)
 		}
-		runs = append(runs, openHandsRun(rec, path))
+		if err := fn(openHandsRun(rec, path)); err != nil {
+			return err
+		}
 	}
 	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
+		return fmt.Errorf("%s: %w", path, err)
 	}
-	return runs, nil
+	return nil
 }
 
 func openHandsRun(rec openHandsRecord, path string) *AgentRun {
@@ -256,13 +349,13 @@ func readCompletionFile(p string) (*AgentRun, bool, error) {
 	return completionRun(id, p, c), true, nil
 }
 
-// readCompletionDirs reads llm_completions/<id>/: the newest log of each instance.
-func readCompletionDirs(dir string) ([]*AgentRun, error) {
+// walkCompletionDirs reads llm_completions/<id>/, in the order of the instances' names: the
+// newest log of each instance.
+func walkCompletionDirs(dir string, fn func(*AgentRun) error) error {
 	entries, err := os.ReadDir(dir)
 	if err != nil {
-		return nil, err
+		return err
 	}
-	var runs []*AgentRun
 	for _, e := range entries {
 		if !e.IsDir() {
 			continue
@@ -276,7 +369,7 @@ func readCompletionDirs(dir string) ([]*AgentRun, error) {
 		for _, p := range logs {
 			ts, err := completionTime(p)
 			if err != nil {
-				return nil, err
+				return err
 			}
 			if newest == "" || ts > newestT || ts == newestT && p > newest {
 				newest, newestT = p, ts
@@ -284,15 +377,16 @@ func readCompletionDirs(dir string) ([]*AgentRun, error) {
 		}
 		r, ok, err := readCompletionFile(newest)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		if ok {
 			r.InstanceID = e.Name()
-			runs = append(runs, r)
+			if err := fn(r); err != nil {
+				return err
+			}
 		}
 	}
-	sort.Slice(runs, func(i, j int) bool { return runs[i].InstanceID < runs[j].InstanceID })
-	return runs, nil
+	return nil
 }
 
 // completionTime is when a completion log was written: the time its name ends with

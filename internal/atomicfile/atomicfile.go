@@ -64,3 +64,64 @@ func MkdirWrite(path string, data []byte, perm os.FileMode) error {
 	}
 	return Write(path, data, perm)
 }
+
+// File is a file written atomically as a stream: written through a temporary file in the same
+// directory, it becomes path at Commit; Discard (or a failed Commit) leaves path as it was.
+type File struct {
+	tmp  *os.File
+	path string
+	perm os.FileMode
+	done bool
+}
+
+// Create starts writing path. The directory must exist.
+func Create(path string, perm os.FileMode) (*File, error) {
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
+	if err != nil {
+		return nil, fmt.Errorf("write %s: %w", path, err)
+	}
+	return &File{tmp: tmp, path: path, perm: perm}, nil
+}
+
+// Write appends p to the file.
+func (f *File) Write(p []byte) (int, error) {
+	n, err := f.tmp.Write(p)
+	if err != nil {
+		err = fmt.Errorf("write %s: %w", f.path, err)
+	}
+	return n, err
+}
+
+// Commit fsyncs the file, renames it over path and fsyncs the directory.
+func (f *File) Commit() error {
+	if f.done {
+		return fmt.Errorf("write %s: already committed or discarded", f.path)
+	}
+	f.done = true
+	name := f.tmp.Name()
+	err := f.tmp.Chmod(f.perm)
+	if err == nil {
+		err = f.tmp.Sync()
+	}
+	if cerr := f.tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(name, f.path)
+	}
+	if err != nil {
+		os.Remove(name)
+		return fmt.Errorf("write %s: %w", f.path, err)
+	}
+	return syncDir(filepath.Dir(f.path))
+}
+
+// Discard removes what was written; path is left as it was. It does nothing after Commit.
+func (f *File) Discard() {
+	if f.done {
+		return
+	}
+	f.done = true
+	f.tmp.Close()
+	os.Remove(f.tmp.Name())
+}

@@ -20,7 +20,7 @@ import (
 func main() {
 	var (
 		out       = flag.String("o", "BENCHMARKS.md", "Markdown file to write (- for stdout only)")
-		only      = flag.String("only", "roundtrip,cost,overhead,scale,capacity,flood,load,resume,kube,proxy,mini", "measurements to run, comma-separated (kube: the Kubernetes backend on the cluster of $KUBECONFIG, default the test cluster of scripts/kube-up.sh; mini: the side-by-side with mini-swe-agent, which needs -mini)")
+		only      = flag.String("only", "roundtrip,cost,overhead,scale,capacity,flood,load,resume,export,kube,proxy,mini", "measurements to run, comma-separated (kube: the Kubernetes backend on the cluster of $KUBECONFIG, default the test cluster of scripts/kube-up.sh; mini: the side-by-side with mini-swe-agent, which needs -mini)")
 		costN     = flag.Int("cost", 200, "commands per method of the launcher's command cost")
 		instN     = flag.Int("instance-cost", 10, "instances per side of the launcher's instance cost")
 		capInst   = flag.Int("capacity-instances", 64, "instances of each run of the capacity comparison (launcher on and off)")
@@ -43,6 +43,7 @@ func main() {
 		proxyC    = flag.Int("proxy-streams", 64, "concurrent streams of the model proxy's loaded comparison")
 		proxyD    = flag.Duration("proxy-delay", 100*time.Millisecond, "the local provider's time per call in the model proxy's comparison")
 		proxyP    = flag.Duration("proxy-paced", 10*time.Second, "the local provider's time per call in the paced run of the model proxy's comparison (0: none)")
+		exportN   = flag.String("export", "2000,20000", "synthetic trajectories of the export measurement, comma-separated (the first is the memory reference)")
 		bin       = flag.String("bin", "", "swebench-run binary (default: go build into the temp dir)")
 		rowsOut   = flag.String("json", "", "also write the measured rows as JSON to this file")
 		from      = flag.String("from", "", "comma-separated JSON row files of earlier partial runs: their rows come first (e.g. a scale test run separately)")
@@ -71,6 +72,14 @@ func main() {
 	if *keep && *out != "-" {
 		prior = append(prior, existingRows(*out)...)
 	}
+	for _, s := range strings.Split(*exportN, ",") {
+		k, err := strconv.Atoi(strings.TrimSpace(s))
+		if err != nil || k < 1 {
+			fmt.Fprintf(os.Stderr, "benchrun: -export %q: want sizes like 2000,20000\n", *exportN)
+			os.Exit(2)
+		}
+		exportSizes = append(exportSizes, k)
+	}
 	if err := run(*out, *only, *n, *overhead, *instances, *workers, *delay, *floor, *finished, *flood, *loads, *bin); err != nil {
 		fmt.Fprintln(os.Stderr, "benchrun:", err)
 		os.Exit(1)
@@ -84,6 +93,7 @@ var (
 	costRounds, instanceCosts, capacityInstances, capacityWorkers int
 	miniDir, miniExtra                                            string
 	proxySpec                                                     bench.ProxySpec
+	exportSizes                                                   []int
 )
 
 // existingRows reads the results table of the report at path (none when it cannot).
@@ -131,7 +141,7 @@ func run(outPath, only string, n, overhead, instances int, workers string, delay
 		fmt.Fprintln(os.Stderr, "benchrun: no -mini checkout: the side-by-side with mini-swe-agent is skipped")
 		delete(want, "mini")
 	}
-	if bin == "" && (want["scale"] || want["capacity"] || want["flood"] || want["resume"] || want["mini"]) {
+	if bin == "" && (want["scale"] || want["capacity"] || want["flood"] || want["resume"] || want["export"] || want["mini"]) {
 		if bin, err = bench.BuildBinary(ctx, tmp); err != nil {
 			return err
 		}
@@ -257,6 +267,14 @@ func run(outPath, only string, n, overhead, instances int, workers string, delay
 			return fmt.Errorf("resume: %w", err)
 		}
 		add(r.Rows())
+	}
+	if want["export"] {
+		logf("export of %v synthetic trajectories", exportSizes)
+		e, err := bench.MeasureExport(ctx, bin, tmp, exportSizes)
+		if err != nil {
+			return fmt.Errorf("export: %w", err)
+		}
+		add(e.Rows())
 	}
 	if want["kube"] {
 		cctx, cancel := context.WithTimeout(ctx, 30*time.Second)
@@ -437,6 +455,22 @@ Benchmark containers run the local base image ` + "`swebench-run/base:bookworm`"
 - **Dataset load.** ` + "`dataset.Load`" + ` in-process with run and eval validation, after one warm-up
   load: the Verified test parquet (from the test corpus, ` + "`make testdata`" + `) and a synthetic SWE-bench-shaped parquet of
   20,000 rows (zstd) written by the benchmark. Median.
+- **Export.** A synthetic output directory of ours per size (2,000 and 20,000 instances over 50
+  repositories: run.json, the ledger, preds.json, eval/<id>/report.json with every third
+  resolved, and <id>/<id>.traj.json in tool-calling layout with 8 replies and a 600-byte output
+  per observation, written by ` + "`export/exporttest`" + `; the throughput row is of the larger), exported by the binary
+  (` + "`swebench-run export RUN -o FILE --format parquet|openai --progress none`" + `, no filters) under
+  ` + "`/usr/bin/time -v`" + `. Throughput = trajectories ÷ wall time of the whole process (every
+  trajectory read, its flags scanned, converted, spooled and written; for Parquet also the
+  verdicts, read through ` + "`compare`" + `, which reads the run's ledger, predictions and reports and
+  scans its flags; the OpenAI export reads none, nothing uses them), and ÷ its CPU time; peak RSS
+  from ` + "`time`" + `. The output is read back
+  (parquet-go with the schema; the OpenAI checker) and must hold every trajectory. The memory row
+  compares the two sizes: the peak live heap (the largest heap left after a garbage collection,
+  from ` + "`GODEBUG=gctrace=1`" + `), which is what the process holds, and the peak RSS, which also
+  counts what the Go runtime keeps after freeing it (more churn, more kept). The goal: what the
+  live heap gains per trajectory is the few figures the selection keeps (instance, repository,
+  verdict, steps, cost, where it waits in the spool), never the trajectory.
 - **Kubernetes backend** (rows starting with *kubernetes*; the cluster of ` + "`$KUBECONFIG`" + `, by default
   the single-node test cluster of ` + "`scripts/kube-up.sh`" + ` on this same machine, so both backends share
   its 2 cores). *Round trip*: one pod and one Docker container of the base image; four methods
