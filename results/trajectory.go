@@ -39,16 +39,31 @@ type ModelStats struct {
 
 // RunInfo is what swebench-run adds to a trajectory.
 type RunInfo struct {
-	Version     string         `json:"version"`
-	RunID       string         `json:"run_id"`
-	Attempt     int            `json:"attempt"`
-	Image       string         `json:"image,omitempty"`
-	ImageID     string         `json:"image_id,omitempty"`
-	ContainerID string         `json:"container_id,omitempty"`
-	Host        string         `json:"host,omitempty"`
-	Tokens      Tokens         `json:"tokens"`
-	StepTimings []StepTiming   `json:"step_timings,omitempty"`
-	Extra       map[string]any `json:"extra,omitempty"`
+	Version     string       `json:"version"`
+	RunID       string       `json:"run_id"`
+	Attempt     int          `json:"attempt"`
+	Image       string       `json:"image,omitempty"`
+	ImageID     string       `json:"image_id,omitempty"`
+	ContainerID string       `json:"container_id,omitempty"`
+	Host        string       `json:"host,omitempty"`
+	Tokens      Tokens       `json:"tokens"`
+	StepTimings []StepTiming `json:"step_timings,omitempty"`
+	// History is what the history guard did to the repository before the agent's first
+	// command; nil when it had not ended (no container started).
+	History *HistoryInfo   `json:"history,omitempty"`
+	Extra   map[string]any `json:"extra,omitempty"`
+}
+
+// HistoryInfo is the history guard's outcome in a trajectory (info.swebench_run.history).
+type HistoryInfo struct {
+	Mode       string  `json:"mode"`    // environment.history: past, none, as-is
+	Applied    string  `json:"applied"` // what was done: the mode, none, or "no repository"
+	Repo       string  `json:"repo,omitempty"`
+	Head       string  `json:"head,omitempty"`  // HEAD before the guard
+	Start      string  `json:"start,omitempty"` // HEAD after it
+	Submodules int     `json:"submodules,omitempty"`
+	Seconds    float64 `json:"seconds"`
+	Note       string  `json:"note,omitempty"`
 }
 
 // Tokens counts model tokens.
