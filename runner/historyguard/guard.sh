@@ -111,12 +111,14 @@ guard_repo() {
 	fi | git pack-objects --revs --indexed-objects --window=0 -q "$tmp/pack" >"$tmp/name" 2>"$tmp/err" ||
 		fail "git pack-objects: $(head -c 2000 "$tmp/err")"
 	# Old objects out: loose directories, every pack and its companions, alternates, caches.
+	# Files are removed, never a directory that is then made again: on some overlay file
+	# systems (fuse-overlayfs) a directory removed and made again shows the image's layer below.
+	mkdir -p "$objects/pack" "$objects/info" || fail "mkdir $objects/pack"
 	for d in "$objects"/* "$objects"/.[!.]*; do
 		[ -e "$d" ] || continue
 		case ${d##*/} in pack | info) ;; *) rm -rf "$d" || fail "rm $d" ;; esac
 	done
-	rm -rf "$objects/info" "$objects/pack" || fail "rm $objects/pack"
-	mkdir -p "$objects/pack" "$objects/info" || fail "mkdir $objects/pack"
+	find "$objects/pack" "$objects/info" -mindepth 1 -maxdepth 1 -exec rm -rf {} + || fail "emptying $objects"
 	if [ -s "$tmp/name" ]; then
 		n=$(head -n1 "$tmp/name")
 		for ext in pack idx rev; do
@@ -128,8 +130,9 @@ guard_repo() {
 	# Refs: only HEAD's branch (at the start), or a detached HEAD.
 	clean_gitdir "$GIT_DIR" || fail "cleaning $GIT_DIR"
 	rm -f "$GIT_DIR/packed-refs" || fail "rm packed-refs"
-	rm -rf "$GIT_DIR/refs" || fail "rm refs"
 	mkdir -p "$GIT_DIR/refs/heads" "$GIT_DIR/refs/tags" || fail "mkdir refs"
+	find "$GIT_DIR/refs" -mindepth 1 ! -type d -exec rm -f {} + || fail "rm refs"
+	find "$GIT_DIR/refs" -mindepth 1 -depth -type d -empty ! -path "$GIT_DIR/refs/heads" ! -path "$GIT_DIR/refs/tags" -exec rmdir {} + 2>/dev/null
 	if [ -n "$start" ]; then
 		if [ -n "$branch" ]; then
 			mkdir -p "$GIT_DIR/${branch%/*}" && echo "$start" >"$GIT_DIR/$branch" || fail "write $branch"
