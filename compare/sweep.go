@@ -62,6 +62,9 @@ type Cell struct {
 	Dataset         string `json:"dataset"`
 	DatasetRevision string `json:"dataset_revision"`
 	Repeat          int    `json:"repeat"`
+	// History is the cell's environment.history (past, none, as-is); "" in sweeps made before
+	// the history guard.
+	History string `json:"history,omitempty"`
 }
 
 // Validate checks the manifest: a known schema version, a name, unique cell names, relative
