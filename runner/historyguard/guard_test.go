@@ -168,3 +168,67 @@ func TestGuardOnPlantedImages(t *testing.T) {
 		}
 	}
 }
+
+// A submodule's repository (.git/modules) is guarded too, and the superproject's status stays
+// (none keeps the submodule at the commit the superproject records, made shallow); a directory
+// without .git is said to hold no repository.
+func TestGuardSubmoduleAndNoRepository(t *testing.T) {
+	engine := testenv.Docker(t)
+	testenv.RequireImage(t, engine, testenv.BaseImage)
+	rnd := make([]byte, 4)
+	rand.Read(rnd)
+	runID := "test-historyguard-" + hex.EncodeToString(rnd)
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		defer cancel()
+		engine.Sweep(ctx, sandbox.Selector{RunID: runID})
+	})
+	setup := `set -e
+export GIT_AUTHOR_NAME=a GIT_AUTHOR_EMAIL=a@a GIT_COMMITTER_NAME=a GIT_COMMITTER_EMAIL=a@a
+git config --global protocol.file.allow always
+mkdir -p /src/lib && cd /src/lib && git init -q -b main && echo 1 > l && git add l && git commit -qm l1
+echo 2 > l && git commit -qam "the future of the submodule" && git branch future && git reset -q --hard HEAD~1
+mkdir -p /testbed && cd /testbed && git init -q -b main && echo a > a && git add a && git submodule add -q /src/lib lib && git commit -qm super
+git -C lib fetch -q origin future && echo edit >> a && mkdir -p /empty`
+	for _, mode := range []string{historyguard.Past, historyguard.None} {
+		t.Run(mode, func(t *testing.T) {
+			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+			defer cancel()
+			sb, err := engine.Start(ctx, sandbox.Spec{Image: testenv.BaseImage, RunID: runID, InstanceID: "submodule-" + mode, Role: "agent",
+				Cwd: "/", Limits: sandbox.Limits{NetworkMode: "none"}})
+			t.Cleanup(func() {
+				if sb != nil {
+					sb.Remove(context.Background())
+				}
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			b := box{t, sb}
+			b.must(setup)
+			state := "cd /testbed && git status --porcelain && git diff && git submodule status"
+			before := b.must(state)
+			lib := strings.TrimSpace(b.must("git -C /testbed/lib rev-parse HEAD"))
+			res, err := historyguard.Run(ctx, sb, mode, historyguard.Layout{Repo: "/testbed"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.Submodules != 1 {
+				t.Errorf("guarded %d submodules, want 1", res.Submodules)
+			}
+			if after := b.must(state); after != before {
+				t.Errorf("status changed:\n%s\nwant\n%s", after, before)
+			}
+			if all := strings.TrimSpace(b.must("git -C /testbed/lib log --all --format=%H")); all != lib {
+				t.Errorf("the submodule's git log --all is %q, want its HEAD %s only", all, lib)
+			}
+			if out, _ := b.sh("git -C /testbed/lib cat-file --batch-all-objects --batch | grep -a 'the future'"); out != "" {
+				t.Errorf("the submodule keeps the future: %s", out)
+			}
+			res, err = historyguard.Run(ctx, sb, mode, historyguard.Layout{Repo: "/empty"})
+			if err != nil || res.Applied != historyguard.NoRepository {
+				t.Errorf("a directory without .git: %+v, %v", res, err)
+			}
+		})
+	}
+}
