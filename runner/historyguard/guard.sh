@@ -163,10 +163,8 @@ guard_repo() {
 		git cat-file -e "$start^{tree}" || fail "the start's tree is missing"
 	fi
 	if [ -n "$2" ]; then
-		git ls-files -s | while read -r m o _; do
-			[ "$m" = 160000 ] && continue
-			git cat-file -e "$o" || exit 1
-		done || fail "an object of the index is missing"
+		missing=$(git ls-files -s | awk '$1 != "160000" { print $2 }' | git cat-file --batch-check | grep -c ' missing$')
+		[ "$missing" = 0 ] || fail "$missing objects of the index are missing"
 		after=$(state)
 		[ "$before" = "$after" ] || fail "git status or git diff changed"
 	fi
