@@ -114,10 +114,7 @@ guard_repo() {
 	# Files are removed, never a directory that is then made again: on some overlay file
 	# systems (fuse-overlayfs) a directory removed and made again shows the image's layer below.
 	mkdir -p "$objects/pack" "$objects/info" || fail "mkdir $objects/pack"
-	for d in "$objects"/* "$objects"/.[!.]*; do
-		[ -e "$d" ] || continue
-		case ${d##*/} in pack | info) ;; *) rm -rf "$d" || fail "rm $d" ;; esac
-	done
+	find "$objects" -mindepth 1 -maxdepth 1 ! -name pack ! -name info -exec rm -rf {} + || fail "emptying $objects"
 	find "$objects/pack" "$objects/info" -mindepth 1 -maxdepth 1 -exec rm -rf {} + || fail "emptying $objects"
 	if [ -s "$tmp/name" ]; then
 		n=$(head -n1 "$tmp/name")
