@@ -16,7 +16,7 @@ LC_ALL=C
 export LC_ALL
 GIT_OPTIONAL_LOCKS=0
 export GIT_OPTIONAL_LOCKS
-unset GIT_DIR GIT_WORK_TREE GIT_INDEX_FILE GIT_OBJECT_DIRECTORY GIT_ALTERNATE_OBJECT_DIRECTORIES GIT_COMMON_DIR GIT_NAMESPACE GIT_REPLACE_REF_BASE
+unset GIT_DIR GIT_WORK_TREE GIT_INDEX_FILE GIT_OBJECT_DIRECTORY GIT_ALTERNATE_OBJECT_DIRECTORIES GIT_COMMON_DIR GIT_NAMESPACE GIT_REPLACE_REF_BASE GIT_GRAFT_FILE GIT_SHALLOW_FILE GIT_CONFIG_PARAMETERS GIT_CONFIG_COUNT
 GIT_NO_REPLACE_OBJECTS=1
 export GIT_NO_REPLACE_OBJECTS
 # Fixed identity and dates: the root commit of `none` is the same for the same tree.
@@ -89,6 +89,9 @@ guard_repo() {
 	head=$(git rev-parse -q --verify 'HEAD^{commit}' 2>/dev/null) || head=""
 	branch=$(git symbolic-ref -q HEAD 2>/dev/null) || branch=""
 	case $branch in "" | refs/heads/*) ;; *) fail "HEAD points at $branch, not a branch" ;; esac
+
+	# Grafts (deprecated, still read) could give HEAD a parent it does not have: gone first.
+	rm -f "$GIT_DIR/info/grafts" || fail "rm info/grafts"
 
 	# The starting commit: HEAD, or with none (or a layout whose past is the answer) a root
 	# commit of HEAD's tree.
