@@ -280,14 +280,14 @@ func TestWalkAgentRunsStops(t *testing.T) {
 func TestAgentRunHistory(t *testing.T) {
 	tests := []struct {
 		name string
-		traj Trajectory
+		traj results.Trajectory
 		want string
 	}{
-		{"from the config", Trajectory{Info: TrajectoryInfo{Config: map[string]any{"environment": map[string]any{"history": "none"}},
-			SwebenchRun: &RunInfo{History: &HistoryInfo{Mode: "past"}}}}, "none"},
-		{"from the guard's record", Trajectory{Info: TrajectoryInfo{Config: map[string]any{"environment": map[string]any{}},
-			SwebenchRun: &RunInfo{History: &HistoryInfo{Mode: "past", Applied: "none"}}}}, "past"},
-		{"not recorded", Trajectory{Info: TrajectoryInfo{Config: map[string]any{}}}, ""},
+		{"from the config", results.Trajectory{Info: results.TrajectoryInfo{Config: map[string]any{"environment": map[string]any{"history": "none"}},
+			SwebenchRun: &results.RunInfo{History: &results.HistoryInfo{Mode: "past"}}}}, "none"},
+		{"from the guard's record", results.Trajectory{Info: results.TrajectoryInfo{Config: map[string]any{"environment": map[string]any{}},
+			SwebenchRun: &results.RunInfo{History: &results.HistoryInfo{Mode: "past", Applied: "none"}}}}, "past"},
+		{"not recorded", results.Trajectory{Info: results.TrajectoryInfo{Config: map[string]any{}}}, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
