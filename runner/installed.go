@@ -253,7 +253,7 @@ func runInstalled(ctx context.Context, r installedRun) (results.Record, *results
 		ares.Stats.Usage.CacheReadTokens += c.Usage.CacheReadTokens
 		ares.Stats.Usage.CacheWriteTokens += c.Usage.CacheWriteTokens
 		ares.Stats.Usage.ReasoningTokens += c.Usage.ReasoningTokens
-		if c.Kind == "" || c.Kind == "generate" {
+		if (c.Kind == "" || c.Kind == "generate") && c.HTTPStatus == 200 {
 			ares.Stats.Steps = append(ares.Stats.Steps, agent.StepTiming{Model: time.Duration(c.DurationMS * float64(time.Millisecond))})
 		}
 	}

@@ -9,8 +9,8 @@ import (
 )
 
 // Messages turns an installed agent's proxy record into the messages of a trajectory, so that
-// every reader of our loop's trajectories (stats, inspect, report, audit, export) reads it: the
-// task as the user message, then for each model call (in the order the calls arrived) the
+// every reader of our loop's trajectories (stats, inspect, report, audit, export) reads it: a
+// system message saying so, the task as the user message, then for each model call (in the order the calls arrived) the
 // observations the agent sent back since the previous call (role "tool") and the reply as an
 // assistant message in chat-completions shape (content, tool_calls with the command of each
 // call whose arguments hold one). Each assistant message's extra holds the call's seq, wire,
@@ -18,7 +18,10 @@ import (
 // agent got it. Token counts are left out. The record itself stays the full account
 // (<out>/<id>/agent/proxy.jsonl).
 func Messages(task string, calls []proxy.Call) []agent.Message {
-	out := []agent.Message{{"role": "user", "content": task, "extra": map[string]any{"source": "task_file"}}}
+	out := []agent.Message{
+		{"role": "system", "content": "An installed agent ran this task: its own prompts and every model call are in the proxy record (agent/proxy.jsonl).", "extra": map[string]any{"source": "swebench-run"}},
+		{"role": "user", "content": task, "extra": map[string]any{"source": "task_file"}},
+	}
 	seen := 0 // observations already shown
 	for _, c := range calls {
 		if c.Kind != "" && c.Kind != "generate" {

@@ -30,15 +30,15 @@ const (
 
 // installedSetup is what prepareInstalled needs to know of the run.
 type installedSetup struct {
-	split     string
-	insts     []dataset.Instance
-	budget    *model.Budget
-	limiters  *model.Limiters
-	backend   string // backendDocker or backendKubernetes
-	pool      sandboxes
-	network   string // --network
-	stderr    io.Writer
-	install   *installed.Install // verifyInstall's
+	split    string
+	insts    []dataset.Instance
+	budget   *model.Budget
+	limiters *model.Limiters
+	backend  string // backendDocker or backendKubernetes
+	pool     sandboxes
+	network  string // --network
+	stderr   io.Writer
+	install  *installed.Install // verifyInstall's
 }
 
 // verifyInstall reads the install of cfg's installed agent and checks it against its pinned
