@@ -22,6 +22,9 @@ type InstalledAgent struct {
 	Stdout     string  `json:"stdout"`                 // agent/stdout.txt
 	Sessions   string  `json:"sessions,omitempty"`     // agent/sessions/ (the agent's own session files)
 	TornRecord bool    `json:"torn_record,omitempty"`  // the record's last line was torn
+	// LeftoverProcesses counts the processes still running in the sandbox once the agent
+	// ended (agent/leftover_processes.txt lists them): 0 when ending it ended its whole tree.
+	LeftoverProcesses int `json:"leftover_processes,omitempty"`
 }
 
 // AgentDir is the folder of an installed agent's own files in an instance folder.

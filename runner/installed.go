@@ -219,6 +219,26 @@ func runInstalled(ctx context.Context, r installedRun) (results.Record, *results
 		status = StatusAgentFailed
 	}
 
+	// What the agent left running: nothing, when ending it ended its whole process tree.
+	if ctx.Err() == nil && (execErr == nil || !isDied(execErr)) {
+		if out, err := aux(leftoverProbe, time.Minute); err == nil && out.ExitCode == 0 {
+			if left := strings.TrimSpace(out.Output); left != "" {
+				run.LeftoverProcesses = strings.Count(left, "\n") + 1
+				r.log.Warn("processes of the agent outlived it", "processes", left)
+				_ = os.WriteFile(filepath.Join(dir, "leftover_processes.txt"), []byte(left+"\n"), 0o644)
+				var pids []string
+				for _, line := range strings.Split(left, "\n") {
+					if pid, _, _ := strings.Cut(line, " "); pid != "" && strings.Trim(pid, "0123456789") == "" {
+						pids = append(pids, pid)
+					}
+				}
+				if len(pids) > 0 { // they would change the tree while the patch is taken
+					_, _ = aux("kill -KILL "+strings.Join(pids, " ")+" 2>/dev/null; true", time.Minute)
+				}
+			}
+		}
+	}
+
 	// The patch: the tree's change against the task's start, whatever the agent did to the
 	// index or the history (it may have committed).
 	patch := ""
@@ -280,6 +300,14 @@ func isDied(err error) bool {
 	var de *sandbox.DiedError
 	return errors.As(err, &de) || errors.Is(err, sandbox.ErrBackendDown)
 }
+
+// leftoverProbe lists the sandbox's processes other than its main process, the launcher and
+// the probe itself (its shell and the exec's wrapper), as "PID ARGS" lines, with bash builtins
+// only (a subprocess would list itself).
+const leftoverProbe = `for d in /proc/[0-9]*; do p=${d#/proc/}; ` +
+	`if [ "$p" = 1 ] || [ "$p" = "$$" ] || [ "$p" = "$BASHPID" ] || [ "$p" = "$PPID" ]; then continue; fi; ` +
+	`a=(); mapfile -d '' a < "$d/cmdline" 2>/dev/null || continue; [ ${#a[@]} -eq 0 ] && continue; c="${a[*]}"; ` +
+	`case "$c" in *"/.swebench-run-"*) continue;; esac; echo "$p $c"; done; true`
 
 // shq quotes s for bash.
 func shq(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
