@@ -14,6 +14,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/swebench-run/swebench-run/agent"
@@ -65,6 +66,7 @@ type installedRun struct {
 	info   *results.RunInfo
 	rec    *results.Record
 	log    *slog.Logger
+	stop   <-chan struct{} // the run's graceful stop (first Ctrl-C): the agent is ended
 	finish func(status string, cause error, res *agent.Result) (results.Record, *results.Prediction, error)
 }
 
@@ -176,10 +178,14 @@ func runInstalled(ctx context.Context, r installedRun) (results.Record, *results
 	agentCtx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	stopped := make(chan struct{})
+	var byStop atomic.Bool
 	go func() {
 		defer close(stopped)
 		select {
 		case <-pi.Done():
+			cancel()
+		case <-r.stop:
+			byStop.Store(true)
 			cancel()
 		case <-agentCtx.Done():
 		}
@@ -206,6 +212,9 @@ func runInstalled(ctx context.Context, r installedRun) (results.Record, *results
 	switch {
 	case ctx.Err() != nil:
 		status, cause, run.Ended = agent.StatusInterrupted, ctx.Err(), agent.StatusInterrupted
+	case byStop.Load() && proxyErr == nil:
+		status, run.Ended = agent.StatusInterrupted, agent.StatusInterrupted
+		cause = errors.New("the run was stopped (Ctrl-C): the agent was ended with every process it started")
 	case proxyErr != nil:
 		status, cause = exitStatusOf(proxyErr, model.StatusLimitsExceeded), proxyErr
 		run.Ended = status

@@ -348,7 +348,7 @@ func runInstance(ctx context.Context, c *Cell, o *SweepOptions, inst dataset.Ins
 	}()
 
 	if c.Installed != nil {
-		return runInstalled(ctx, installedRun{c: c, inst: inst, env: cenv, cwd: env.Cwd, traj: traj, info: info, rec: &rec, log: log, finish: finish})
+		return runInstalled(ctx, installedRun{c: c, inst: inst, env: cenv, cwd: env.Cwd, traj: traj, info: info, rec: &rec, log: log, stop: o.Stop, finish: finish})
 	}
 	ag := agent.New(c.Config.Agent, llm, cenv, renderer)
 	ag.Vars = vars
