@@ -18,6 +18,17 @@ import (
 // instances, graded by the evaluation, each with its cost and its proxy record.
 func TestRunInstalledAgentDemo(t *testing.T) {
 	split, insts := demoInstances(t)
+	runInstalledAgentDemo(t, split, len(insts))
+}
+
+// The same on the Kubernetes test cluster: the pods reach the proxy at this host's address.
+func TestRunInstalledAgentDemoKube(t *testing.T) {
+	_, split := kubeDemo(t)
+	runInstalledAgentDemo(t, split, 6, "--backend", "kubernetes")
+}
+
+func runInstalledAgentDemo(t *testing.T, split string, n int, extra ...string) {
+	t.Helper()
 	dir := t.TempDir()
 	build := exec.Command("go", "build", "-o", filepath.Join(dir, "bin", "testagent"), "./agent/installed/testagent")
 	build.Dir = testenv.RepoRoot(t)
@@ -47,7 +58,7 @@ func TestRunInstalledAgentDemo(t *testing.T) {
 		t.Error("an unpinned install left a run.json behind")
 	}
 	write(sum)
-	code, stdout, stderr := runCLI(t, "run", "--split", split, "--model", "scripted", "-c", "swebench.yaml", "-c", cfg, "-o", out, "--workers", "3", "--eval", "--progress", "none")
+	code, stdout, stderr := runCLI(t, append([]string{"run", "--split", split, "--model", "scripted", "-c", "swebench.yaml", "-c", cfg, "-o", out, "--workers", "3", "--eval", "--progress", "none"}, extra...)...)
 	if code != 0 {
 		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
 	}
@@ -55,8 +66,8 @@ func TestRunInstalledAgentDemo(t *testing.T) {
 		t.Errorf("want 6 resolved:\n%s\n%s", stdout, stderr)
 	}
 	recs := readLedger(t, out)
-	if len(recs) != len(insts) {
-		t.Fatalf("%d ledger records, want %d", len(recs), len(insts))
+	if len(recs) != n {
+		t.Fatalf("%d ledger records, want %d", len(recs), n)
 	}
 	for _, r := range recs {
 		if r.ExitStatus != "Submitted" || r.Cost <= 0 || r.APICalls < 5 {
