@@ -91,7 +91,7 @@ func runInstalled(ctx context.Context, r installedRun) (results.Record, *results
 		if ctx.Err() != nil {
 			return r.finish(agent.StatusInterrupted, ctx.Err(), nil)
 		}
-		return r.finish(s.err.(*startError).status, s.err, nil)
+		return r.finish(exitStatusOf(s.err, StatusContainerError), s.err, nil)
 	}
 	if s.onReady != nil {
 		s.onReady(s.env.c)
