@@ -294,7 +294,12 @@ func runInstalled(ctx context.Context, r installedRun) (results.Record, *results
 	}
 	ares.Messages = append(ares.Messages, exit)
 	ares.ExitStatus = status
-	return r.finish(status, cause, &ares)
+	rec, pred, err := r.finish(status, cause, &ares)
+	if err == nil && cause != nil && errors.Is(cause, model.ErrFatal) && !errors.Is(cause, model.ErrBudgetExhausted) {
+		// Every other instance of the cell would fail the same way (the run's key refused).
+		return rec, pred, &fatalModelError{cause}
+	}
+	return rec, pred, err
 }
 
 func exitStatusOf(err error, def string) string {
