@@ -207,6 +207,9 @@ func runInstalled(ctx context.Context, r installedRun) (results.Record, *results
 		return *r.rec, nil, fmt.Errorf("%w: %w", errOutput, err)
 	}
 
+	// The agent is gone: end its token (a call whose reply it already read may still be
+	// finishing in the proxy, and may be what ended it), then read why the proxy stopped.
+	sum := endProxy()
 	status, cause := agent.StatusSubmitted, error(nil)
 	proxyErr := pi.Err()
 	switch {
@@ -268,7 +271,6 @@ func runInstalled(ctx context.Context, r installedRun) (results.Record, *results
 			run.Sessions = results.AgentDir + "/sessions/"
 		}
 	}
-	sum := endProxy()
 	calls, torn, err := proxy.ReadRecord(filepath.Join(dir, "proxy.jsonl"))
 	if err != nil && !errors.Is(err, os.ErrNotExist) {
 		r.log.Warn("reading the proxy's record failed", "err", err)

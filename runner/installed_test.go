@@ -2,6 +2,7 @@ package runner
 
 import (
 	"context"
+	"errors"
 	"encoding/json"
 	"fmt"
 	"net"
@@ -42,10 +43,14 @@ func testAgentInstall(t *testing.T) string {
 const keyHead, keyTail = "sk-provider-secret-", "do-not-leak-7f3a"
 
 type installedRig struct {
-	out   *results.Dir
-	insts []dataset.Instance
-	sum   Summary
+	out    *results.Dir
+	insts  []dataset.Instance
+	sum    Summary
+	runErr error
 }
+
+// refuseKey makes the fake provider answer every call 401, as OpenAI refuses a key.
+var refuseKey = false
 
 // runInstalledDemo runs the first demo instance with the test agent speaking wire, behind a
 // proxy to a fake provider of that wire whose script is the demo's, plus a turn that looks for
@@ -82,7 +87,17 @@ func runInstalledDemo(t *testing.T, wire, modelName, fakeWire string, path provi
 	}
 	t.Setenv(keyEnv, keyHead+keyTail)
 	fake := providertest.New(t, providertest.Script{Tasks: map[string]string{id: insts[0].TaskText()}, Turns: map[string][]providertest.Turn{id: turns}},
-		providertest.Options{Wire: fakeWire, Path: path})
+		providertest.Options{Wire: fakeWire, Path: path, Wrap: func(h http.Handler) http.Handler {
+			return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				if refuseKey {
+					w.Header().Set("Content-Type", "application/json")
+					w.WriteHeader(http.StatusUnauthorized)
+					_, _ = w.Write([]byte(`{"error":{"message":"Incorrect API key provided","type":"invalid_request_error","code":"invalid_api_key"}}`))
+					return
+				}
+				h.ServeHTTP(w, r)
+			})
+		}})
 	up, err := model.NewUpstream(model.Config{ModelName: modelName, BaseURL: fake.URL, Prices: map[string]model.Price{modelName: {Input: 3, Output: 15}}},
 		model.Options{Env: os.Getenv})
 	if err != nil {
@@ -129,13 +144,13 @@ func runInstalledDemo(t *testing.T, wire, modelName, fakeWire string, path provi
 	runID := fmt.Sprintf("test-installed-%s-%d", wire, os.Getpid())
 	sum, err := Run(ctx, insts, Options{RunID: runID, Version: "test", Workers: 1, Config: cfg, ModelName: modelName,
 		Backend: pool, Out: out, Resume: Resume{MaxAttempts: 1}, Installed: &InstalledAgent{Spec: spec, Install: inst, Proxy: p}})
-	if err != nil {
+	if err != nil && !refuseKey {
 		t.Fatalf("run: %v", err)
 	}
 	if ids := containersOf(t, runID); ids != "" {
 		t.Errorf("containers left behind: %s", ids)
 	}
-	return installedRig{out: out, insts: insts, sum: sum}
+	return installedRig{out: out, insts: insts, sum: sum, runErr: err}
 }
 
 func readTraj(t *testing.T, out *results.Dir, id string) map[string]any {
@@ -262,6 +277,19 @@ func TestInstalledAgentLimits(t *testing.T) {
 		if ag["timed_out"] != true || ag["leftover_processes"] != nil {
 			left, _ := os.ReadFile(filepath.Join(r.out.Path(), id, "agent", "leftover_processes.txt"))
 			t.Errorf("agent info %v; left running:\n%s", ag, left)
+		}
+	})
+	t.Run("the run's key refused", func(t *testing.T) {
+		refuseKey = true
+		defer func() { refuseKey = false }()
+		r := runInstalledDemo(t, "chat", "openai/gpt-4.1", providertest.Chat, providertest.BodyStream("/chat/completions"), "OPENAI_API_KEY",
+			"{install_dir}/bin/testagent -wire chat -task {task_file}")
+		if r.runErr == nil || !errors.Is(r.runErr, model.ErrFatal) {
+			t.Errorf("run error %v, want the cell stopped by a fatal model error", r.runErr)
+		}
+		rec := r.out.History()[r.insts[0].InstanceID][0]
+		if rec.Category != results.CategoryInfrastructure {
+			t.Errorf("record %+v, want an infrastructure failure (nothing learned about the model)", rec)
 		}
 	})
 	t.Run("left running after a normal exit", func(t *testing.T) {
