@@ -69,6 +69,14 @@ func runInstalledAgentDemo(t *testing.T, split string, n int, extra ...string) {
 	if len(recs) != n {
 		t.Fatalf("%d ledger records, want %d", len(recs), n)
 	}
+	code, stdout, _ = runCLI(t, "inspect", filepath.Join(out, recs[0].InstanceID, recs[0].InstanceID+".traj.json"))
+	if code != 0 || !strings.Contains(stdout, "agent        custom (installed, any wire): exit code 0") || !strings.Contains(stdout, "$ git ls-files") {
+		t.Errorf("inspect: exit %d\n%s", code, stdout)
+	}
+	code, stdout, _ = runCLI(t, "stats", out)
+	if code != 0 || !strings.Contains(stdout, "resolved: 6 of 6") {
+		t.Errorf("stats: exit %d\n%s", code, stdout)
+	}
 	for _, r := range recs {
 		if r.ExitStatus != "Submitted" || r.Cost <= 0 || r.APICalls < 5 {
 			t.Errorf("%s: %s, $%v, %d calls", r.InstanceID, r.ExitStatus, r.Cost, r.APICalls)
