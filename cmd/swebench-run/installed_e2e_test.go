@@ -27,7 +27,9 @@ func TestRunInstalledAgentDemoKube(t *testing.T) {
 	runInstalledAgentDemo(t, split, 6, "--backend", "kubernetes")
 }
 
-func runInstalledAgentDemo(t *testing.T, split string, n int, extra ...string) {
+// testAgentInstall builds the test agent static into an install folder and returns it with its
+// checksum.
+func testAgentInstall(t *testing.T) (string, string) {
 	t.Helper()
 	dir := t.TempDir()
 	build := exec.Command("go", "build", "-o", filepath.Join(dir, "bin", "testagent"), "./agent/installed/testagent")
@@ -40,6 +42,52 @@ func runInstalledAgentDemo(t *testing.T, split string, n int, extra ...string) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return dir, sum
+}
+
+// A sweep of our loop against the installed test agent over the demo, compared with paired
+// statistics: both variants resolve every instance, so the pair has no flip.
+func TestSweepLoopAgainstInstalledAgent(t *testing.T) {
+	split, insts := demoInstances(t)
+	dir, sum := testAgentInstall(t)
+	tmp := t.TempDir()
+	agentCfg := filepath.Join(tmp, "testagent.yaml")
+	y := "agent:\n  kind: installed\n  installed:\n    name: custom\n    command: \"{install_dir}/bin/testagent -wire chat -task {task_file}\"\n" +
+		"    install: {path: " + dir + ", sha256: " + sum + "}\n"
+	if err := os.WriteFile(agentCfg, []byte(y), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(tmp, "sweeps")
+	file := filepath.Join(tmp, "sweep.yaml")
+	sw := "name: loop-vs-agent\noutput: " + out + "\ndatasets: [" + split + "]\nmodels:\n  - {name: loop, model: scripted}\n" +
+		"  - {name: testagent, model: scripted, config: [swebench.yaml, " + agentCfg + "]}\nworkers: 3\neval: true\nbaseline: loop\n"
+	if err := os.WriteFile(file, []byte(sw), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, stdout, stderr := runCLI(t, "sweep", "-c", file, "--progress", "none")
+	if code != 0 {
+		t.Fatalf("sweep: exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	folder := sweepFolder(t, out)
+	res := readCompareJSON(t, folder)
+	if len(res.Pairs) != 1 {
+		t.Fatalf("pairs %+v", res.Pairs)
+	}
+	p := res.Pairs[0]
+	if p.Common != len(insts) || p.ResolvedA != float64(len(insts)) || p.ResolvedB != float64(len(insts)) || len(p.Newly)+len(p.Regressed) != 0 {
+		t.Errorf("pair %+v: want both variants resolving all %d instances", p, len(insts))
+	}
+	if _, err := os.Stat(filepath.Join(folder, "testagent", insts[0].InstanceID, "agent", "proxy.jsonl")); err != nil {
+		t.Errorf("the installed cell has no proxy record: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(folder, "loop", insts[0].InstanceID, "agent")); err == nil {
+		t.Error("the loop's cell has an agent/ folder")
+	}
+}
+
+func runInstalledAgentDemo(t *testing.T, split string, n int, extra ...string) {
+	t.Helper()
+	dir, sum := testAgentInstall(t)
 	cfg := filepath.Join(t.TempDir(), "testagent.yaml")
 	write := func(pin string) {
 		y := "agent:\n  kind: installed\n  installed:\n    name: custom\n    command: \"{install_dir}/bin/testagent -wire chat -task {task_file}\"\n" +
