@@ -265,6 +265,15 @@ func TestInstalledAgentLimits(t *testing.T) {
 			t.Errorf("agent info %v", ag)
 		}
 	})
+	t.Run("cost", func(t *testing.T) {
+		r := runInstalledDemo(t, "chat", "openai/gpt-4.1", providertest.Chat, providertest.BodyStream("/chat/completions"), "OPENAI_API_KEY",
+			"{install_dir}/bin/testagent -wire chat -task {task_file}", "agent.cost_limit=0.0001")
+		rec := r.out.History()[r.insts[0].InstanceID][0]
+		// The first call ends past the limit (the limit sees the calls that ended): the second is refused.
+		if rec.ExitStatus != model.StatusLimitsExceeded || rec.APICalls != 1 || rec.Cost <= 0.0001 {
+			t.Errorf("record %+v, want LimitsExceeded after 1 call past $0.0001", rec)
+		}
+	})
 	t.Run("timeout", func(t *testing.T) {
 		r := runInstalledDemo(t, "chat", "openai/gpt-4.1", providertest.Chat, providertest.BodyStream("/chat/completions"), "OPENAI_API_KEY",
 			"(setsid {install_dir}/bin/testagent -sleep 300s &) ; {install_dir}/bin/testagent -sleep 300s", "agent.installed.timeout=3")
