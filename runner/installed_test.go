@@ -52,6 +52,9 @@ type installedRig struct {
 // refuseKey makes the fake provider answer every call 401, as OpenAI refuses a key.
 var refuseKey = false
 
+// runBudget, when set, is the run-wide budget of runInstalledDemo (the loop's and the proxy's).
+var runBudget *model.Budget
+
 // runInstalledDemo runs the first demo instance with the test agent speaking wire, behind a
 // proxy to a fake provider of that wire whose script is the demo's, plus a turn that looks for
 // the provider's key in the container's environment and files.
@@ -99,7 +102,7 @@ func runInstalledDemo(t *testing.T, wire, modelName, fakeWire string, path provi
 			})
 		}})
 	up, err := model.NewUpstream(model.Config{ModelName: modelName, BaseURL: fake.URL, Prices: map[string]model.Price{modelName: {Input: 3, Output: 15}}},
-		model.Options{Env: os.Getenv})
+		model.Options{Env: os.Getenv, Budget: runBudget})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -142,8 +145,12 @@ func runInstalledDemo(t *testing.T, wire, modelName, fakeWire string, path provi
 	}
 	t.Cleanup(func() { out.Close() })
 	runID := fmt.Sprintf("test-installed-%s-%d", wire, os.Getpid())
-	sum, err := Run(ctx, insts, Options{RunID: runID, Version: "test", Workers: 1, Config: cfg, ModelName: modelName,
-		Backend: pool, Out: out, Resume: Resume{MaxAttempts: 1}, Installed: &InstalledAgent{Spec: spec, Install: inst, Proxy: p}})
+	opts := Options{RunID: runID, Version: "test", Workers: 1, Config: cfg, ModelName: modelName,
+		Backend: pool, Out: out, Resume: Resume{MaxAttempts: 1}, Installed: &InstalledAgent{Spec: spec, Install: inst, Proxy: p}}
+	if runBudget != nil {
+		opts.Budget = runBudget
+	}
+	sum, err := Run(ctx, insts, opts)
 	if err != nil && !refuseKey {
 		t.Fatalf("run: %v", err)
 	}
@@ -272,6 +279,18 @@ func TestInstalledAgentLimits(t *testing.T) {
 		// The first call ends past the limit (the limit sees the calls that ended): the second is refused.
 		if rec.ExitStatus != model.StatusLimitsExceeded || rec.APICalls != 1 || rec.Cost <= 0.0001 {
 			t.Errorf("record %+v, want LimitsExceeded after 1 call past $0.0001", rec)
+		}
+	})
+	t.Run("the run's budget", func(t *testing.T) {
+		runBudget = model.NewBudget(0.0001)
+		defer func() { runBudget = nil }()
+		r := runInstalledDemo(t, "chat", "openai/gpt-4.1", providertest.Chat, providertest.BodyStream("/chat/completions"), "OPENAI_API_KEY",
+			"{install_dir}/bin/testagent -wire chat -task {task_file}")
+		rec := r.out.History()[r.insts[0].InstanceID][0]
+		// The first call spends past the budget; the next is refused before the provider (admitted
+		// by the proxy, refused by the model layer's budget: 2 calls, 1 answered).
+		if rec.ExitStatus != model.StatusRunBudgetExhausted || rec.Category != results.CategoryUnfinished || rec.Steps != 1 {
+			t.Errorf("record %+v, want RunBudgetExhausted (unfinished) after 1 answered call", rec)
 		}
 	})
 	t.Run("timeout", func(t *testing.T) {
