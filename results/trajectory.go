@@ -39,16 +39,18 @@ type ModelStats struct {
 
 // RunInfo is what swebench-run adds to a trajectory.
 type RunInfo struct {
-	Version     string         `json:"version"`
-	RunID       string         `json:"run_id"`
-	Attempt     int            `json:"attempt"`
-	Image       string         `json:"image,omitempty"`
-	ImageID     string         `json:"image_id,omitempty"`
-	ContainerID string         `json:"container_id,omitempty"`
-	Host        string         `json:"host,omitempty"`
-	Tokens      Tokens         `json:"tokens"`
-	StepTimings []StepTiming   `json:"step_timings,omitempty"`
-	Extra       map[string]any `json:"extra,omitempty"`
+	Version     string       `json:"version"`
+	RunID       string       `json:"run_id"`
+	Attempt     int          `json:"attempt"`
+	Image       string       `json:"image,omitempty"`
+	ImageID     string       `json:"image_id,omitempty"`
+	ContainerID string       `json:"container_id,omitempty"`
+	Host        string       `json:"host,omitempty"`
+	Tokens      Tokens       `json:"tokens"`
+	StepTimings []StepTiming `json:"step_timings,omitempty"`
+	// Agent is set for an installed agent's attempt (nil for our loop).
+	Agent *InstalledAgent `json:"agent,omitempty"`
+	Extra map[string]any  `json:"extra,omitempty"`
 }
 
 // Tokens counts model tokens.
