@@ -21,9 +21,13 @@ type Config struct {
 	MaxConsecutiveFormatErrors int     `yaml:"max_consecutive_format_errors" json:"max_consecutive_format_errors"`
 	// MaxRepeatedActions ends the run with RepeatedAction when this many steps in a row ran the
 	// same commands and got the same outputs (0: off, as in mini-swe-agent).
-	MaxRepeatedActions  int    `yaml:"max_repeated_actions" json:"max_repeated_actions"`
-	ObservationTemplate string `yaml:"-" json:"-"`
-	FormatErrorTemplate string `yaml:"-" json:"-"`
+	MaxRepeatedActions int `yaml:"max_repeated_actions" json:"max_repeated_actions"`
+	// Kind is the agent kind: KindLoop ("" too) or KindInstalled.
+	Kind string `yaml:"kind" json:"kind,omitempty"`
+	// Installed configures an installed agent (Kind KindInstalled).
+	Installed           *InstalledConfig `yaml:"installed" json:"installed,omitempty"`
+	ObservationTemplate string           `yaml:"-" json:"-"`
+	FormatErrorTemplate string           `yaml:"-" json:"-"`
 
 	// Mini1 runs the loop with mini-swe-agent 1.x semantics (see v1.go); the loader sets it,
 	// with the two fields below, for configs in 1.x layout.

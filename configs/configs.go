@@ -4,6 +4,7 @@ package configs
 
 import (
 	"bytes"
+	"cmp"
 	"embed"
 	"errors"
 	"fmt"
@@ -18,6 +19,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/swebench-run/swebench-run/agent"
+	"github.com/swebench-run/swebench-run/agent/installed"
 	"github.com/swebench-run/swebench-run/model"
 	"github.com/swebench-run/swebench-run/runner/historyguard"
 	"github.com/swebench-run/swebench-run/sandbox"
@@ -241,6 +243,36 @@ func checkKeys(tree map[string]any, sections map[string]reflect.Type) error {
 			}
 		}
 	}
+	return checkInstalledKeys(tree)
+}
+
+// checkInstalledKeys reports an unknown key of agent.installed or agent.installed.install with
+// its path.
+func checkInstalledKeys(tree map[string]any) error {
+	sec, _ := tree["agent"].(map[string]any)
+	for _, n := range []struct {
+		path string
+		typ  reflect.Type
+	}{
+		{"agent.installed", reflect.TypeFor[agent.InstalledConfig]()},
+		{"agent.installed.install", reflect.TypeFor[agent.InstallSource]()},
+	} {
+		key := strings.TrimPrefix(n.path, "agent.")
+		var m map[string]any
+		switch key {
+		case "installed":
+			m, _ = sec["installed"].(map[string]any)
+		default:
+			inst, _ := sec["installed"].(map[string]any)
+			m, _ = inst["install"].(map[string]any)
+		}
+		known := yamlKeys(n.typ)
+		for _, k := range sortedKeys(m) {
+			if !known[k] {
+				return fmt.Errorf("config: unknown key %s.%s (known keys of %s: %s)", n.path, k, n.path, strings.Join(sortedKeys(known), ", "))
+			}
+		}
+	}
 	return nil
 }
 
@@ -350,6 +382,18 @@ func (c *Config) validate() error {
 	}
 	if _, err := historyguard.ParseMode(e.History); err != nil {
 		return fmt.Errorf("config: environment.%w", err)
+	}
+	switch a.Kind {
+	case "", agent.KindLoop:
+		if a.Installed != nil {
+			return fmt.Errorf("config: agent.installed is set but agent.kind is %q: set agent.kind: installed to run it, or drop agent.installed", cmp.Or(a.Kind, agent.KindLoop))
+		}
+	case agent.KindInstalled:
+		if err := installed.Validate(a.Installed); err != nil {
+			return fmt.Errorf("config: %w", err)
+		}
+	default:
+		return fmt.Errorf("config: agent.kind %q: want loop (our loop, the default) or installed (an installed CLI agent, agent.installed)", a.Kind)
 	}
 	r := agent.NewRenderer()
 	for _, t := range []struct{ key, src string }{

@@ -171,3 +171,9 @@ func (m *scriptedModel) Query(ctx context.Context, _ []agent.Message) (agent.Rep
 	msg := agent.Message{"role": "assistant", "content": strings.TrimSpace(turn.Content), "tool_calls": calls}
 	return agent.Reply{Message: msg, Actions: actions, Cost: turn.Cost}, nil
 }
+
+// Script returns the turns of instanceID.
+func (s *Scripted) Script(instanceID string) ([]ScriptedTurn, bool) {
+	t, ok := s.scripts[instanceID]
+	return t, ok
+}

@@ -44,6 +44,8 @@ type instanceData struct {
 	Notes         []string       `json:"notes,omitempty"`
 	Files         map[string]int `json:"files,omitempty"` // raw files view serves: name → bytes
 	Flags         []pageFlag     `json:"flags,omitempty"` // commands that reached beyond the task's start
+	// Agent is an installed agent's run and its proxy record (nil for our loop).
+	Agent *agentData `json:"agent,omitempty"`
 }
 
 type trajInfo struct {
@@ -155,6 +157,7 @@ func (r *Report) instance(k int, id string) (*instanceData, string, error) {
 		} else {
 			r.addTrajectory(d, t, &text)
 			r.markFlags(d, t, p)
+			r.addAgent(d, t, p)
 			d.Files["trajectory"] = fileSize(p)
 		}
 	} else if rd.trajDir != "" {

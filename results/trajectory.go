@@ -50,8 +50,10 @@ type RunInfo struct {
 	StepTimings []StepTiming `json:"step_timings,omitempty"`
 	// History is what the history guard did to the repository before the agent's first
 	// command; nil when it had not ended (no container started).
-	History *HistoryInfo   `json:"history,omitempty"`
-	Extra   map[string]any `json:"extra,omitempty"`
+	History *HistoryInfo `json:"history,omitempty"`
+	// Agent is set for an installed agent's attempt (nil for our loop).
+	Agent *InstalledAgent `json:"agent,omitempty"`
+	Extra map[string]any  `json:"extra,omitempty"`
 }
 
 // HistoryInfo is the history guard's outcome in a trajectory (info.swebench_run.history).

@@ -57,6 +57,8 @@ type Options struct {
 	// container's removal may still be under way), with its prediction (nil after an
 	// infrastructure failure); `run --eval` evaluates there, as soon as the prediction exists.
 	AfterInstance func(ctx context.Context, inst dataset.Instance, pred *results.Prediction)
+	// Installed, when set, runs an installed agent instead of the loop (see Cell.Installed).
+	Installed *InstalledAgent
 }
 
 // Summary is the outcome of a batch.
@@ -190,6 +192,7 @@ func Run(ctx context.Context, insts []dataset.Instance, opts Options) (Summary, 
 		RunID: opts.RunID, Config: opts.Config, Models: opts.Models, ModelName: opts.ModelName,
 		Out: opts.Out, Instances: insts, ImageTemplate: opts.ImageTemplate, History: opts.History, Resume: opts.Resume,
 		Budget: opts.Budget, Logger: opts.Logger, AfterInstance: opts.AfterInstance,
+		Installed: opts.Installed,
 	}
 	sw, err := Sweep(ctx, []Cell{cell}, SweepOptions{
 		Version: opts.Version, Workers: opts.Workers, Backend: opts.Backend, Limits: opts.Limits,
@@ -307,9 +310,11 @@ func runInstance(ctx context.Context, c *Cell, o *SweepOptions, inst dataset.Ins
 			return finish(StatusEnvStartupFailed, err, nil)
 		}
 	}
-	llm, err := c.Models.ForInstance(id)
-	if err != nil {
-		return finish(StatusModelSetupError, err, nil)
+	var llm agent.Model
+	if c.Installed == nil {
+		if llm, err = c.Models.ForInstance(id); err != nil {
+			return finish(StatusModelSetupError, err, nil)
+		}
 	}
 	slot, err = o.Backend.Acquire(ctx)
 	if err != nil {
@@ -366,6 +371,9 @@ func runInstance(ctx context.Context, c *Cell, o *SweepOptions, inst dataset.Ins
 		}()
 	}()
 
+	if c.Installed != nil {
+		return runInstalled(ctx, installedRun{c: c, inst: inst, env: cenv, cwd: env.Cwd, traj: traj, info: info, rec: &rec, log: log, stop: o.Stop, finish: finish})
+	}
 	ag := agent.New(c.Config.Agent, llm, cenv, renderer)
 	ag.Vars = vars
 	ag.Stop = o.Stop

@@ -43,6 +43,9 @@ type Cell struct {
 	// container's removal may still be under way), with its prediction (nil after an
 	// infrastructure failure); `--eval` evaluates there, as soon as the prediction exists.
 	AfterInstance func(ctx context.Context, inst dataset.Instance, pred *results.Prediction)
+	// Installed, when set, runs the cell's instances with an installed agent (agent.kind:
+	// installed) behind the run's model proxy instead of the loop; Models is then unused.
+	Installed *InstalledAgent
 }
 
 // SweepOptions are what the cells of a sweep share: one worker pool on one backend.

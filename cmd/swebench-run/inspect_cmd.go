@@ -106,6 +106,14 @@ func (p *trajPrinter) print(t *results.Trajectory) error {
 	case info.MiniVersion != "":
 		p.printf("written by   mini-swe-agent %s\n", info.MiniVersion)
 	}
+	if r := info.SwebenchRun; r != nil && r.Agent != nil { // an installed agent (docs/agents.md)
+		a := r.Agent
+		ended := ""
+		if a.Ended != "" {
+			ended = ", ended by " + a.Ended
+		}
+		p.printf("agent        %s (installed, %s wire): exit code %d%s; proxy record %s\n", strings.TrimSpace(a.Name+" "+a.Version), a.Wire, a.ExitCode, ended, a.Record)
+	}
 	p.printf("exit status  %s\n", orDash(info.ExitStatus))
 	p.printf("model calls  %d\n", max(info.ModelStats.APICalls, countRole(t.Messages, "assistant")))
 	p.printf("cost         $%.4f\n", info.ModelStats.InstanceCost)

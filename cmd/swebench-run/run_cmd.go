@@ -311,6 +311,10 @@ func runBatch(ctx context.Context, stop <-chan struct{}, f *runFlags, stdout, st
 		return printDryRun(stdout, stderr, insts, f.imageTemplate)
 	}
 
+	install, err := verifyInstall(cfg)
+	if err != nil {
+		return err
+	}
 	models, modelName, budget, err := buildModels(cfg, f.split, f.maxCost, stderr)
 	if err != nil {
 		return err
@@ -370,6 +374,12 @@ func runBatch(ctx context.Context, stop <-chan struct{}, f *runFlags, stdout, st
 		fmt.Fprintf(stderr, "swebench-run: removed %d leftover containers of earlier runs\n", n)
 	}
 
+	inst, closeInstalled, err := prepareInstalled(ctx, cfg, installedSetup{split: f.split, insts: insts, budget: budget,
+		backend: f.be.backend, pool: pool, network: f.network, stderr: stderr, install: install})
+	if err != nil {
+		return err
+	}
+	defer closeInstalled()
 	var runBudget interface{ Exhausted() bool }
 	if budget != nil {
 		runBudget = budget
@@ -378,7 +388,7 @@ func runBatch(ctx context.Context, stop <-chan struct{}, f *runFlags, stdout, st
 		RunID: man.RunID, Version: version, Workers: f.workers, Config: cfg, Models: models,
 		ModelName: modelName, Backend: pool, Out: out, ImageTemplate: f.imageTemplate, History: reg.History,
 		Limits: limits, Resume: runner.Resume{RedoExisting: f.redo, RetryFailed: f.retryFailed, MaxAttempts: f.maxAttempts}, Progress: progress,
-		Logger: logger, Stop: stop, Budget: runBudget, BackendWait: f.backendWait,
+		Logger: logger, Stop: stop, Budget: runBudget, BackendWait: f.backendWait, Installed: inst,
 	}
 	var ev *eval.Evaluator
 	if f.eval {

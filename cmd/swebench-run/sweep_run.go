@@ -15,6 +15,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/swebench-run/swebench-run/agent/installed"
 	"github.com/swebench-run/swebench-run/compare"
 	"github.com/swebench-run/swebench-run/configs"
 	"github.com/swebench-run/swebench-run/dataset"
@@ -86,11 +87,15 @@ type cellState struct {
 	models    runner.Models
 	modelName string
 	budget    *model.Budget
-	path      string // <sweep>/<dir>
-	out       *results.Dir
-	runID     string
-	logger    *slog.Logger
-	eval      *eval.Evaluator
+	// install is the verified install of the cell's installed agent (nil for the loop);
+	// limiters are the sweep's, shared with the proxy of the cell.
+	install  *installed.Install
+	limiters *model.Limiters
+	path     string // <sweep>/<dir>
+	out      *results.Dir
+	runID    string
+	logger   *slog.Logger
+	eval     *eval.Evaluator
 }
 
 // prepare checks everything that can be checked before anything runs: every model's config
@@ -176,6 +181,10 @@ func (p *sweepJob) prepare(ctx context.Context, stderr io.Writer) (*sweepState, 
 		if cs.models, cs.modelName, err = newProvider(cs.cfg, c.Dataset.Split, cs.budget, limiters); err != nil {
 			return nil, fmt.Errorf("%smodels[%d] (%s): %w", sf.ModelAt(c.Model.Index), c.Model.Index, c.Model.Name, err)
 		}
+		if cs.install, err = verifyInstall(cs.cfg); err != nil {
+			return nil, fmt.Errorf("%smodels[%d] (%s): %w", sf.ModelAt(c.Model.Index), c.Model.Index, c.Model.Name, err)
+		}
+		cs.limiters = limiters
 		st.cells = append(st.cells, cs)
 	}
 	return st, nil
@@ -307,6 +316,13 @@ func (p *sweepJob) execute(ctx context.Context, stop <-chan struct{}, st *sweepS
 			Out: cs.out, Instances: cs.loaded.Instances, ImageTemplate: tmpl, History: st.families.History, Budget: cs.budget, Logger: cs.logger,
 			Resume: runner.Resume{MaxAttempts: sf.MaxAttempts},
 		}
+		ia, closeIA, err := prepareInstalled(ctx, cs.cfg, installedSetup{split: cs.Dataset.Split, insts: cs.loaded.Instances, budget: cs.budget,
+			limiters: cs.limiters, backend: r.be.backend, pool: backend, network: r.network, stderr: stderr, install: cs.install})
+		if err != nil {
+			return fmt.Errorf("cell %s: %w", cs.Name, err)
+		}
+		defer closeIA()
+		cells[k].Installed = ia
 		if sf.Eval {
 			if cs.eval, err = newEvaluator(backend, st.families, filepath.Join(cs.path, "eval"), cs.runID, r.workers, sf.EvalTimeout, false, tmpl, stop, cs.logger.With("eval", cs.runID), cellEnvironmentCheck(cs.loaded)); err != nil {
 				return err

@@ -1011,6 +1011,7 @@
     }
     pane.appendChild(h('div', { class: 'card', id: 'patch' }, h('div', { class: 'sec-title' }, h('h2', { text: 'Patch' }), h('small', { text: d.patch ? (d.patch_source || '') + ' · ' + d.patch.split('\n').length + ' lines' : '' })),
       d.patch ? diffEl(d.patch) : h('p', { class: 'empty-note', text: d.verdict === 'empty_patch' || d.verdict === 'not_submitted' ? 'No patch was submitted.' : 'This input holds no patch.' })));
+    if (d.agent) pane.appendChild(agentCard(d.agent));
     pane.appendChild(trajectoryCard(d));
     if (d.eval && d.eval.test_output) {
       pane.appendChild(h('div', { class: 'card' }, h('details', null, h('summary', null, h('b', { text: 'Test output' + (d.eval.test_output_file ? ' · ' + d.eval.test_output_file : '') }), h('span', { class: 'hint', text: '  ' + fmtInt(d.eval.test_output_bytes) + ' bytes' + (d.eval.test_output_elided ? ', ' + fmtInt(d.eval.test_output_elided) + ' left out in the middle' : '') })),
@@ -1064,6 +1065,27 @@
       box.appendChild(h('div', { class: cls, text: ln || ' ' }));
     }
     return box;
+  }
+  // An installed agent's run: what ran, how it ended, and the model proxy's record of its calls.
+  function agentCard(a) {
+    const card = h('div', { class: 'card', id: 'agent' });
+    const total = a.calls.reduce((s, c) => s + (c.cost || 0), 0);
+    card.appendChild(h('div', { class: 'sec-title' }, h('h2', { text: 'Installed agent · ' + a.name + (a.version ? ' ' + a.version : '') }),
+      h('small', { text: (a.wire || '') + ' · ' + a.calls.length + ' proxy calls · ' + fmtCost(total) })));
+    const facts = [h('span', null, 'exit code ', h('b', { 'data-k': 'agent-exit', text: String(a.exit_code) }))];
+    if (a.ended) facts.push(h('span', null, 'ended by ', h('b', { 'data-k': 'agent-ended', text: a.ended })));
+    if (a.leftover_processes) facts.push(h('span', { class: 'neg' }, 'processes left running ', h('b', { text: String(a.leftover_processes) })));
+    if (a.install_sha256) facts.push(h('span', null, 'install ', h('b', { text: a.install_sha256.slice(0, 12) })));
+    card.appendChild(h('div', { class: 'facts' }, facts));
+    if (a.command) card.appendChild(h('pre', { class: 'code', text: a.command }));
+    if (a.torn_record) card.appendChild(h('p', { class: 'hint', text: 'The record\'s last line was torn (the run was cut) and is left out.' }));
+    const table = h('table', { class: 'tbl', 'data-k': 'proxy-calls' }, h('thead', null, h('tr', null, ['#', 'wire', 'path', 'model asked', 'status', 'in', 'out', 'cost', 'ms', 'error'].map((t) => h('th', { text: t })))),
+      h('tbody', null, a.calls.map((c) => h('tr', { 'data-seq': String(c.seq) },
+        h('td', { text: String(c.seq) }), h('td', { text: c.wire + (c.stream ? ' (stream)' : '') }), h('td', { text: c.path }), h('td', { text: c.requested_model || '' }),
+        h('td', { class: c.http_status === 200 ? '' : 'neg', text: String(c.http_status) }), h('td', { text: fmtInt(c.in) }), h('td', { text: fmtInt(c.out) }),
+        h('td', { text: fmtCost(c.cost) + (c.cost_estimated ? ' (est.)' : '') }), h('td', { text: String(Math.round(c.duration_ms)) }), h('td', { text: c.error || '' })))));
+    card.appendChild(a.calls.length ? table : h('p', { class: 'empty-note', text: 'The agent made no model call.' }));
+    return card;
   }
   function trajectoryCard(d) {
     const card = h('div', { class: 'card', id: 'trajectory' });
