@@ -5,7 +5,7 @@ VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 DEMO_OUT ?= runs/demo
 DEMO_KUBE_OUT ?= runs/demo-kube
 
-.PHONY: build launcher test testdata unit demo demo-kube images lint bench clean kube-up kube-down
+.PHONY: build launcher test testdata unit demo demo-kube images planted-images lint bench clean kube-up kube-down
 
 build: launcher
 	$(GO) build -ldflags "-X main.version=$(VERSION)" -o $(BIN) ./cmd/swebench-run
@@ -29,6 +29,11 @@ images:
 	scripts/build-msb-demo-images.sh
 	scripts/build-live-gym-images.sh
 	scripts/build-rebench-polybench-smith-images.sh
+
+# The history guard's test images: every family's demo image with the fix planted in every
+# hiding place of its repository (runner/historyguard's tests; not part of `make test`).
+planted-images: images
+	scripts/build-planted-image.sh
 
 # The whole suite: unit tests and integration tests against the real Docker engine. Runs
 # `make testdata` first, ends with the count of corpus tests that ran and skipped, and stops what

@@ -274,3 +274,35 @@ func TestProxySmoke(t *testing.T) {
 		t.Errorf("nothing measured: %+v", r)
 	}
 }
+
+func TestGuardRepoSmoke(t *testing.T) {
+	d := docker(t)
+	// A repository of 300 commits with a future of 30 behind a branch and a tag.
+	setup := `set -e; mkdir -p /testbed && cd /testbed && git init -q -b main && ` +
+		`for i in $(seq 1 300); do echo $i > f$((i % 7)); printf 'commit refs/heads/main\ncommitter b <b@b> %d +0000\ndata 1\nc\nM 100644 inline f%d\ndata %d\n%d\n\n' $i $((i % 7)) ${#i} $i; done | git fast-import --quiet && ` +
+		`git branch future main && git tag v1 main && git reset -q --hard main~30`
+	g, err := MeasureGuardRepo(context.Background(), d, BaseImage, setup)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if g.Commits != 270 || g.CommitsAfter != 300 || g.Past <= 0 || g.None <= 0 || g.NoneResult.Start == g.NoneResult.Head {
+		t.Errorf("%+v", g)
+	}
+	for _, row := range g.Rows() {
+		t.Logf("%s: %s", row.What, row.Measured)
+	}
+}
+
+func TestGuardDemoSmoke(t *testing.T) {
+	testenv.RequireImage(t, testenv.Docker(t), "swebench-run-demo/sweb.eval.x86_64.demo_1776_confparse-31:latest")
+	g, err := MeasureGuardDemo(context.Background(), binary(t), t.TempDir(), 1, 50*time.Millisecond)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(g.Past) != 1 || len(g.AsIs) != 1 || len(g.GuardSeconds) != 6 {
+		t.Errorf("%+v", g)
+	}
+	for _, row := range g.Rows() {
+		t.Logf("%s: %s", row.What, row.Measured)
+	}
+}

@@ -560,6 +560,14 @@ func TestConfigHash(t *testing.T) {
 	if ConfigHash(withLauncher) != ConfigHash(without) || withLauncher["environment"].(map[string]any)["launcher"] != "auto" {
 		t.Errorf("environment.launcher changes the config hash, or ConfigHash changed its argument")
 	}
+	// environment.history changes what the agent reads: past and none are their own settings;
+	// as-is is what runs made before the key saw.
+	hist := func(mode string) string {
+		return ConfigHash(map[string]any{"agent": map[string]any{"step_limit": 250}, "model": map[string]any{"temperature": 0.0, "name": "x"}, "environment": map[string]any{"launcher": "auto", "history": mode}})
+	}
+	if hist("past") == ConfigHash(without) || hist("none") == hist("past") || hist("none") == ConfigHash(without) || hist("as-is") != ConfigHash(without) {
+		t.Errorf("history hashes: past %s, none %s, as-is %s, before the key %s; want past and none apart, as-is as before", hist("past"), hist("none"), hist("as-is"), ConfigHash(without))
+	}
 	if a != b || a == c || len(a) != 12 || ConfigHash(nil) != "" {
 		t.Errorf("hashes %q %q %q: key order must not matter, values must", a, b, c)
 	}

@@ -62,6 +62,9 @@ type Cell struct {
 	Dataset         string `json:"dataset"`
 	DatasetRevision string `json:"dataset_revision"`
 	Repeat          int    `json:"repeat"`
+	// History is the cell's environment.history (past, none, as-is); "" in sweeps made before
+	// the history guard.
+	History string `json:"history,omitempty"`
 }
 
 // Validate checks the manifest: a known schema version, a name, unique cell names, relative
@@ -168,14 +171,22 @@ func isSweep(dir string) bool {
 // with the same hash ran with the same settings, model included. Settings that change how a
 // command is carried but not what it does (environment.launcher: the launcher runs each command
 // as exec would) are left out, so that runs made before such a setting existed keep their hash.
+// environment.history changes what the agent may read, so past and none are in the hash; as-is
+// is left out, as runs made before the history guard saw their images' repositories as they
+// were, so an as-is run and such a run have the same hash.
 func ConfigHash(config map[string]any) string {
 	if len(config) == 0 {
 		return ""
 	}
 	if env, ok := config["environment"].(map[string]any); ok {
-		if _, has := env["launcher"]; has {
+		_, launcher := env["launcher"]
+		asIs := env["history"] == "as-is"
+		if launcher || asIs {
 			env = maps.Clone(env)
 			delete(env, "launcher")
+			if asIs {
+				delete(env, "history")
+			}
 			config = maps.Clone(config)
 			config["environment"] = env
 		}

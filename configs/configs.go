@@ -21,6 +21,7 @@ import (
 	"github.com/swebench-run/swebench-run/agent"
 	"github.com/swebench-run/swebench-run/agent/installed"
 	"github.com/swebench-run/swebench-run/model"
+	"github.com/swebench-run/swebench-run/runner/historyguard"
 	"github.com/swebench-run/swebench-run/sandbox"
 )
 
@@ -73,6 +74,10 @@ type Environment struct {
 	// ours started once in each sandbox, which forks every command with the semantics of the
 	// backend's exec at a fraction of its cost; "off" with the backend's exec.
 	Launcher string `yaml:"launcher"`
+	// History is what the agent may read of the repository's history (package
+	// runner/historyguard): "past" (the default) HEAD and its ancestors, "none" one root commit
+	// of HEAD's tree, "as-is" the image's repository untouched.
+	History string `yaml:"history"`
 }
 
 // Model holds the model section. The templates are rendered by the agent; everything else is the
@@ -131,6 +136,7 @@ func defaults() map[string]any {
 			"forward_env": []any{},
 			"interpreter": []any{"bash", "-lc"},
 			"launcher":    "auto",
+			"history":     "past",
 		},
 		"model": map[string]any{
 			"format_error_template": "{{ error }}",
@@ -372,6 +378,9 @@ func (c *Config) validate() error {
 		return fmt.Errorf("config: environment.interpreter is empty; e.g. [bash, -c]")
 	}
 	if _, err := sandbox.ParseLauncher(e.Launcher); err != nil {
+		return fmt.Errorf("config: environment.%w", err)
+	}
+	if _, err := historyguard.ParseMode(e.History); err != nil {
 		return fmt.Errorf("config: environment.%w", err)
 	}
 	switch a.Kind {

@@ -241,12 +241,44 @@ func TestLoadErrors(t *testing.T) {
 		{"broken template", []string{"agent.instance_template={{ task"}, "agent.instance_template"},
 		{"broken startup command", []string{"run.env_startup_command={% if %}"}, "run.env_startup_command"},
 		{"unknown launcher setting", []string{"environment.launcher=on"}, "environment.launcher \"on\": want auto or off"},
+		{"unknown history mode", []string{"environment.history=all"}, "environment.history \"all\": want past, none or as-is"},
+		{"history spelled as is", []string{"environment.history=asis"}, "environment.history \"asis\": want past, none or as-is"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			_, err := Load(nil, tt.overrides)
 			if err == nil || !strings.Contains(err.Error(), tt.want) {
 				t.Errorf("err = %v, want one naming %s", err, tt.want)
+			}
+		})
+	}
+}
+
+// environment.history: past by default (and so in the dump that run.json records), none and
+// as-is when set; a 1.x config leaves it out of its dump unless set, which means past.
+func TestHistorySetting(t *testing.T) {
+	tests := []struct {
+		name      string
+		files     []string
+		overrides []string
+		want      string
+		dumped    any
+	}{
+		{"default", nil, nil, "past", "past"},
+		{"none", nil, []string{"environment.history=none"}, "none", "none"},
+		{"as-is", nil, []string{"environment.history=as-is"}, "as-is", "as-is"},
+		{"1.x layout", []string{"swebench_v1"}, nil, "", nil},
+		{"1.x layout, none", []string{"swebench_v1"}, []string{"environment.history=none"}, "none", "none"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			cfg, err := Load(tt.files, tt.overrides)
+			if err != nil {
+				t.Fatal(err)
+			}
+			env, _ := cfg.Dump()["environment"].(map[string]any)
+			if got := cfg.Environment.History; got != tt.want || env["history"] != tt.dumped {
+				t.Errorf("History = %q, dumped %v; want %q, %v", got, env["history"], tt.want, tt.dumped)
 			}
 		})
 	}

@@ -329,6 +329,9 @@ func (t *Trajectory) AgentRun(path string) *AgentRun {
 		r.Format = TrajectoryFormatV1
 	}
 	r.Task.History = HistoryMode(t.Info.Config)
+	if ri := t.Info.SwebenchRun; r.Task.History == "" && ri != nil && ri.History != nil {
+		r.Task.History = ri.History.Mode // a 1.x config records no environment.history
+	}
 	r.Task.Repo = RepoOfInstance(t.InstanceID)
 	kinds := t.Kinds()
 	reply := 0

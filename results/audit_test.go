@@ -274,3 +274,26 @@ func TestWalkAgentRunsStops(t *testing.T) {
 		t.Errorf("an empty folder: %v, want ErrNoTrajectories", err)
 	}
 }
+
+// A trajectory's history mode: its config's environment.history, else (a 1.x config records no
+// such key) what the guard recorded in info.swebench_run.history.
+func TestAgentRunHistory(t *testing.T) {
+	tests := []struct {
+		name string
+		traj results.Trajectory
+		want string
+	}{
+		{"from the config", results.Trajectory{Info: results.TrajectoryInfo{Config: map[string]any{"environment": map[string]any{"history": "none"}},
+			SwebenchRun: &results.RunInfo{History: &results.HistoryInfo{Mode: "past"}}}}, "none"},
+		{"from the guard's record", results.Trajectory{Info: results.TrajectoryInfo{Config: map[string]any{"environment": map[string]any{}},
+			SwebenchRun: &results.RunInfo{History: &results.HistoryInfo{Mode: "past", Applied: "none"}}}}, "past"},
+		{"not recorded", results.Trajectory{Info: results.TrajectoryInfo{Config: map[string]any{}}}, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := tt.traj.AgentRun("x").Task.History; got != tt.want {
+				t.Errorf("history %q, want %q", got, tt.want)
+			}
+		})
+	}
+}

@@ -60,7 +60,14 @@ type Record struct {
 	Host       string  `json:"host,omitempty"`
 	Image      string  `json:"image,omitempty"`
 	ImageID    string  `json:"image_id,omitempty"`
-	Error      string  `json:"error,omitempty"`
+	// History is what the history guard did before the agent's first command: past, none,
+	// as-is (environment.history; none also for past on a family whose past is the answer),
+	// or "no repository"; "" when no container started or the guard had not ended.
+	History string `json:"history,omitempty"`
+	// HistoryGuard is the guard's time in seconds (it runs while the first model call is in
+	// flight).
+	HistoryGuard float64 `json:"history_guard_seconds,omitempty"`
+	Error        string  `json:"error,omitempty"`
 }
 
 // Dir is an open output directory. Its methods are safe for concurrent use; one Dir is the only

@@ -48,9 +48,24 @@ type RunInfo struct {
 	Host        string       `json:"host,omitempty"`
 	Tokens      Tokens       `json:"tokens"`
 	StepTimings []StepTiming `json:"step_timings,omitempty"`
+	// History is what the history guard did to the repository before the agent's first
+	// command; nil when it had not ended (no container started).
+	History *HistoryInfo `json:"history,omitempty"`
 	// Agent is set for an installed agent's attempt (nil for our loop).
 	Agent *InstalledAgent `json:"agent,omitempty"`
 	Extra map[string]any  `json:"extra,omitempty"`
+}
+
+// HistoryInfo is the history guard's outcome in a trajectory (info.swebench_run.history).
+type HistoryInfo struct {
+	Mode       string  `json:"mode"`    // environment.history: past, none, as-is
+	Applied    string  `json:"applied"` // what was done: the mode, none, or "no repository"
+	Repo       string  `json:"repo,omitempty"`
+	Head       string  `json:"head,omitempty"`  // HEAD before the guard
+	Start      string  `json:"start,omitempty"` // HEAD after it
+	Submodules int     `json:"submodules,omitempty"`
+	Seconds    float64 `json:"seconds"`
+	Note       string  `json:"note,omitempty"`
 }
 
 // Tokens counts model tokens.

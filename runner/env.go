@@ -10,6 +10,7 @@ import (
 
 	"github.com/swebench-run/swebench-run/agent"
 	"github.com/swebench-run/swebench-run/configs"
+	"github.com/swebench-run/swebench-run/runner/historyguard"
 	"github.com/swebench-run/swebench-run/sandbox"
 )
 
@@ -28,16 +29,26 @@ var _ agent.Env = (*containerEnv)(nil)
 type startingEnv struct {
 	done    chan struct{}
 	env     *containerEnv         // nil when the start failed
-	err     error                 // a *startError
+	err     error                 // a *startError, or the sandbox's error during the guard
 	onReady func(sandbox.Sandbox) // called once, by the first command
+	// guard is the history guard's outcome, nil when it did not run (the start failed before
+	// it); read after done.
+	guard *historyguard.Result
+}
+
+// guardPlan is what the history guard does to an instance's repository.
+type guardPlan struct {
+	mode   string // environment.history
+	layout historyguard.Layout
 }
 
 var _ agent.Env = (*startingEnv)(nil)
 
 // startContainer starts the instance's container in slot, in the background, then runs its
 // family's commands before the agent starts (preAgent) and the config's env_startup_command
-// (startup, "" for none), each of which must exit 0.
-func startContainer(ctx context.Context, slot sandbox.Slot, spec sandbox.Spec, cfg configs.Environment, preAgent []string, startup string, log *slog.Logger) *startingEnv {
+// (startup, "" for none), each of which must exit 0, then the history guard (guard): all of it
+// while the agent makes its first model call.
+func startContainer(ctx context.Context, slot sandbox.Slot, spec sandbox.Spec, cfg configs.Environment, preAgent []string, startup string, guard guardPlan, log *slog.Logger) *startingEnv {
 	s := &startingEnv{done: make(chan struct{})}
 	go func() {
 		defer close(s.done)
@@ -62,18 +73,40 @@ func startContainer(ctx context.Context, slot sandbox.Slot, spec sandbox.Spec, c
 				return
 			}
 		}
-		if startup == "" {
-			return
+		if startup != "" {
+			out, err := s.env.Execute(ctx, startup)
+			if err == nil && out.ReturnCode != 0 {
+				err = fmt.Errorf("env_startup_command exited with %d: %s", out.ReturnCode, out.Output)
+			}
+			if err != nil {
+				s.err = &startError{status: StatusEnvStartupFailed, err: err}
+				return
+			}
 		}
-		out, err := s.env.Execute(ctx, startup)
-		if err == nil && out.ReturnCode != 0 {
-			err = fmt.Errorf("env_startup_command exited with %d: %s", out.ReturnCode, out.Output)
-		}
-		if err != nil {
-			s.err = &startError{status: StatusEnvStartupFailed, err: err}
+		res, err := historyguard.Run(ctx, c, guard.mode, guard.layout)
+		s.guard = &res
+		var gerr *historyguard.Error
+		switch {
+		case errors.As(err, &gerr):
+			s.err = &startError{status: StatusHistoryGuardFailed, err: err}
+		case err != nil:
+			s.err = envFailure(ctx, err) // the sandbox died or the backend went away
+		default:
+			log.Info("history guarded", "mode", res.Mode, "applied", res.Applied, "repo", res.Repo, "head", res.Head, "start", res.Start, "seconds", res.Seconds)
 		}
 	}()
 	return s
+}
+
+// guardResult is the history guard's outcome once the start has ended, nil before or when the
+// guard did not run.
+func (s *startingEnv) guardResult() *historyguard.Result {
+	select {
+	case <-s.done:
+		return s.guard
+	default:
+		return nil
+	}
 }
 
 // wait waits for the start to end and returns the container, nil when none was created.

@@ -13,8 +13,10 @@ import (
 	"github.com/swebench-run/swebench-run/agent"
 	"github.com/swebench-run/swebench-run/configs"
 	"github.com/swebench-run/swebench-run/dataset"
+	"github.com/swebench-run/swebench-run/family"
 	"github.com/swebench-run/swebench-run/model"
 	"github.com/swebench-run/swebench-run/results"
+	"github.com/swebench-run/swebench-run/runner/historyguard"
 	"github.com/swebench-run/swebench-run/sandbox"
 )
 
@@ -36,7 +38,9 @@ type Options struct {
 	Backend       sandbox.Backend
 	Out           *results.Dir
 	ImageTemplate string
-	Limits        sandbox.Limits
+	// History gives an instance's family's layout for the history guard (see Cell.History).
+	History func(dataset.Instance) family.History
+	Limits  sandbox.Limits
 	// Resume says which earlier outcomes to repeat.
 	Resume Resume
 	// Budget is the run-wide cost limit: no instance starts once it admits no further model call.
@@ -88,6 +92,9 @@ const (
 	// command's result is unknown (sandbox.LauncherLostError); the retry runs with the
 	// launcher off.
 	StatusLauncherLost = "LauncherLost"
+	// StatusHistoryGuardFailed: the history guard (environment.history past or none) could
+	// not reduce the repository to the task's start; the agent did not run a command.
+	StatusHistoryGuardFailed = "HistoryGuardFailed"
 )
 
 // infrastructureStatuses are outcomes that say nothing about the model: they are retried on
@@ -99,6 +106,7 @@ var infrastructureStatuses = map[string]bool{
 	StatusEngineDown:         true,
 	StatusEnvironmentError:   true,
 	StatusLauncherLost:       true,
+	StatusHistoryGuardFailed: true,
 	"ContainerDied":          true,
 	agent.StatusInterrupted:  true,
 	"APIError":               true,
@@ -182,7 +190,7 @@ var ErrInterrupted = errors.New("run interrupted")
 func Run(ctx context.Context, insts []dataset.Instance, opts Options) (Summary, error) {
 	cell := Cell{
 		RunID: opts.RunID, Config: opts.Config, Models: opts.Models, ModelName: opts.ModelName,
-		Out: opts.Out, Instances: insts, ImageTemplate: opts.ImageTemplate, Resume: opts.Resume,
+		Out: opts.Out, Instances: insts, ImageTemplate: opts.ImageTemplate, History: opts.History, Resume: opts.Resume,
 		Budget: opts.Budget, Logger: opts.Logger, AfterInstance: opts.AfterInstance,
 		Installed: opts.Installed,
 	}
@@ -220,8 +228,16 @@ func runInstance(ctx context.Context, c *Cell, o *SweepOptions, inst dataset.Ins
 
 	// finish records the attempt; a trajectory is written even when no container ever started.
 	var slot sandbox.Slot
-	var slotErr error // the cause the slot is released with
+	var slotErr error     // the cause the slot is released with
+	var cenv *startingEnv // the container's start, once it began
 	finish := func(status string, cause error, res *agent.Result) (results.Record, *results.Prediction, error) {
+		if cenv != nil {
+			if g := cenv.guardResult(); g != nil {
+				rec.History, rec.HistoryGuard = g.Applied, g.Seconds
+				info.History = &results.HistoryInfo{Mode: g.Mode, Applied: g.Applied, Repo: g.Repo, Head: g.Head,
+					Start: g.Start, Submodules: g.Submodules, Seconds: g.Seconds, Note: g.Note}
+			}
+		}
 		if slot != nil && errors.Is(cause, sandbox.ErrBackendDown) {
 			slotErr = cause // taken out of rotation when the slot is released
 			status = StatusEngineDown
@@ -329,7 +345,15 @@ func runInstance(ctx context.Context, c *Cell, o *SweepOptions, inst dataset.Ins
 		spec.Launcher = sandbox.LauncherOff
 		log.Info("the last attempt lost its sandbox's launcher while a command ran: this attempt runs its commands with the backend's exec")
 	}
-	cenv := startContainer(ctx, slot, spec, env, inst.PreAgentCommands, startup, log)
+	guard := guardPlan{mode: env.History, layout: historyguard.Layout{Repo: env.Cwd}}
+	if c.History != nil {
+		h := c.History(inst)
+		guard.layout.PastIsAnswer = h.PastIsAnswer
+		if h.Repo != "" {
+			guard.layout.Repo = h.Repo
+		}
+	}
+	cenv = startContainer(ctx, slot, spec, env, inst.PreAgentCommands, startup, guard, log)
 	cenv.onReady = func(c sandbox.Sandbox) { info.ContainerID = c.ID() }
 	defer func() {
 		// Teardown leaves the worker: it takes its next instance while the backend removes this

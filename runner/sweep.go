@@ -12,6 +12,7 @@ import (
 	"github.com/swebench-run/swebench-run/agent"
 	"github.com/swebench-run/swebench-run/configs"
 	"github.com/swebench-run/swebench-run/dataset"
+	"github.com/swebench-run/swebench-run/family"
 	"github.com/swebench-run/swebench-run/results"
 	"github.com/swebench-run/swebench-run/sandbox"
 )
@@ -30,7 +31,10 @@ type Cell struct {
 	// position i is the same instance in each.
 	Instances     []dataset.Instance
 	ImageTemplate string
-	Resume        Resume
+	// History gives an instance's family's layout for the history guard (family/all's
+	// Registry.History); nil: the repository is the instance's working directory, its past kept.
+	History func(dataset.Instance) family.History
+	Resume  Resume
 	// Budget is the cell's cost limit (in a sweep chained to its model's and the sweep's): no
 	// instance of the cell starts once it admits no further model call.
 	Budget interface{ Exhausted() bool }

@@ -131,12 +131,15 @@ type fakeSandbox struct {
 
 func (s *fakeSandbox) ID() string   { return s.name }
 func (s *fakeSandbox) Name() string { return s.name }
-func (s *fakeSandbox) Exec(ctx context.Context, command string, _ sandbox.ExecOptions) (sandbox.ExecResult, error) {
+func (s *fakeSandbox) Exec(ctx context.Context, command string, opts sandbox.ExecOptions) (sandbox.ExecResult, error) {
 	if err := ctx.Err(); err != nil {
 		return sandbox.ExecResult{}, err
 	}
 	if s.b.isDown() {
 		return sandbox.ExecResult{}, errFakeDown
+	}
+	if repo := opts.Env["GUARD_REPO"]; repo != "" { // the history guard: a sandbox without a repository
+		return sandbox.ExecResult{Output: "guard: no-repository dir=" + repo + " reason=no-.git\n"}, nil
 	}
 	if s.dies {
 		return sandbox.ExecResult{}, &sandbox.DiedError{Name: s.name, ExitCode: 137, Err: errors.New("killed")}

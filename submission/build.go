@@ -180,6 +180,9 @@ func Build(ctx context.Context, in *Input, root string, opts Options) (*Built, e
 	if len(meta.Models) == 0 {
 		meta.Models = []string{modelTag(in.model())}
 	}
+	if meta.History == "" && in.Manifest != nil {
+		meta.History = results.HistoryMode(in.Manifest.Config)
+	}
 	if meta.Logs == "" {
 		meta.Logs = fmt.Sprintf("s3://swe-bench-submissions/%s/%s/logs", opts.Split.Name, folder)
 	}

@@ -29,7 +29,9 @@ const (
 //	         s3://swe-bench-submissions/<split>/<folder>/{logs,trajs}, uploaded by the team)
 //	tags:    checked (set by the SWE-bench team once they reproduced the run; false when
 //	         submitting), model (list), org (list), os_model, os_system (booleans),
-//	         system.attempts ("1" or "2+")
+//	         system.attempts ("1" or "2+"), system.history (environment.history of the run:
+//	         past, none or as-is, so that a reader of the leaderboard sees whether the agent
+//	         could read the repository's history beyond the task's start; absent when unknown)
 //
 // Keys of a metadata file we do not know are kept as they are (see ReadMetadata).
 type Metadata struct {
@@ -40,6 +42,7 @@ type Metadata struct {
 	Models, Orgs             []string
 	OSModel, OSSystem        bool
 	Attempts                 string // AttemptsOne, AttemptsMany, or "" (not declared)
+	History                  string // the run's environment.history; "" not known (not written)
 
 	doc *yaml.Node // the file read by ReadMetadata, kept for its other keys
 }
@@ -168,6 +171,9 @@ func (m *Metadata) Marshal() ([]byte, error) {
 	attempts := scalar(m.Attempts, "!!str")
 	attempts.Style = yaml.DoubleQuotedStyle
 	set(root, attempts, "tags", "system", "attempts")
+	if m.History != "" {
+		setStr(m.History, "tags", "system", "history")
+	}
 
 	var buf bytes.Buffer
 	enc := yaml.NewEncoder(&buf)

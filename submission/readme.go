@@ -120,6 +120,16 @@ func renderReadme(d readmeData) string {
 		if h := compare.ConfigHash(man.Config); h != "" {
 			p("| config | hash `%s` (the resolved config is in `run.json` and in every trajectory's `info.config`) |", h)
 		}
+		switch results.HistoryMode(man.Config) {
+		case "past":
+			p("| history | `past`: the agent's repository held the task's starting commit and its ancestors, nothing else (swebench-run's history guard) |")
+		case "none":
+			p("| history | `none`: the agent's repository held one commit, the task's starting state, and no history (swebench-run's history guard) |")
+		case "as-is":
+			p("| history | `as-is`: the agent's repository was the image's, untouched (its other branches, tags and objects may hold the fix) |")
+		default:
+			p("| history | not recorded: the repository was the image's, as runs made before the history guard saw it |")
+		}
 	case in != nil:
 		v := "mini-swe-agent"
 		if d.MiniVersion != "" {

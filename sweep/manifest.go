@@ -8,6 +8,7 @@ import (
 
 	"github.com/swebench-run/swebench-run/compare"
 	"github.com/swebench-run/swebench-run/dataset"
+	"github.com/swebench-run/swebench-run/results"
 )
 
 // Resolved is what a planned cell runs with, once the caller loaded its config, model and
@@ -37,7 +38,7 @@ func (p *Plan) Manifest(resolved []Resolved, now time.Time) (*compare.Sweep, err
 		}
 		name, rev := compare.DatasetOf(ds)
 		s.Cells = append(s.Cells, compare.Cell{Name: c.Name, Variant: c.Variant, DatasetName: c.Dataset.Name, Dir: c.Dir, Model: r.Model,
-			ConfigHash: compare.ConfigHash(r.Config), Dataset: name, DatasetRevision: rev, Repeat: c.Repeat})
+			ConfigHash: compare.ConfigHash(r.Config), Dataset: name, DatasetRevision: rev, Repeat: c.Repeat, History: results.HistoryMode(r.Config)})
 	}
 	return s, s.Validate()
 }

@@ -50,6 +50,13 @@ func incompatible(prev, cur *results.Manifest) string {
 	if prev.Model != cur.Model {
 		return fmt.Sprintf("model (%s, now %s)", prev.Model, cur.Model)
 	}
+	if a, b := historyOf(prev.Config), historyOf(cur.Config); a != b {
+		was := a
+		if results.HistoryMode(prev.Config) == "" {
+			was += ": a run made before the history guard"
+		}
+		return fmt.Sprintf("environment.history (%s, now %s: resume with -c environment.history=%s)", was, b, a)
+	}
 	if !reflect.DeepEqual(withoutLauncher(normalize(prev.Config)), withoutLauncher(normalize(cur.Config))) {
 		return "config"
 	}
@@ -77,7 +84,8 @@ func normalize(v any) any {
 
 // withoutLauncher drops environment.launcher from a normalized config: how commands run (the
 // launcher or the backend's exec) does not change their results, so a run may resume with the
-// other setting (and a run.json written before the key existed compares equal).
+// other setting (and a run.json written before the key existed compares equal). It drops
+// environment.history too, which historyOf compares.
 func withoutLauncher(config any) any {
 	m, ok := config.(map[string]any)
 	if !ok {
@@ -85,8 +93,18 @@ func withoutLauncher(config any) any {
 	}
 	if env, ok := m["environment"].(map[string]any); ok {
 		delete(env, "launcher")
+		delete(env, "history")
 	}
 	return m
+}
+
+// historyOf is a config's environment.history; a config without the key (a run made before the
+// history guard) saw its images' repositories as they were: as-is.
+func historyOf(config map[string]any) string {
+	if h := results.HistoryMode(config); h != "" {
+		return h
+	}
+	return "as-is"
 }
 
 // readManifestBeside returns the run id of the run.json next to a predictions file, if any.

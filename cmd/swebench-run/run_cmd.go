@@ -386,7 +386,7 @@ func runBatch(ctx context.Context, stop <-chan struct{}, f *runFlags, stdout, st
 	}
 	opts := runner.Options{
 		RunID: man.RunID, Version: version, Workers: f.workers, Config: cfg, Models: models,
-		ModelName: modelName, Backend: pool, Out: out, ImageTemplate: f.imageTemplate,
+		ModelName: modelName, Backend: pool, Out: out, ImageTemplate: f.imageTemplate, History: reg.History,
 		Limits: limits, Resume: runner.Resume{RedoExisting: f.redo, RetryFailed: f.retryFailed, MaxAttempts: f.maxAttempts}, Progress: progress,
 		Logger: logger, Stop: stop, Budget: runBudget, BackendWait: f.backendWait, Installed: inst,
 	}

@@ -313,7 +313,7 @@ func (p *sweepJob) execute(ctx context.Context, stop <-chan struct{}, st *sweepS
 		}
 		cells[k] = runner.Cell{
 			Name: cs.Name, RunID: cs.runID, Config: cs.cfg, Models: cs.models, ModelName: cs.modelName,
-			Out: cs.out, Instances: cs.loaded.Instances, ImageTemplate: tmpl, Budget: cs.budget, Logger: cs.logger,
+			Out: cs.out, Instances: cs.loaded.Instances, ImageTemplate: tmpl, History: st.families.History, Budget: cs.budget, Logger: cs.logger,
 			Resume: runner.Resume{MaxAttempts: sf.MaxAttempts},
 		}
 		ia, closeIA, err := prepareInstalled(ctx, cs.cfg, installedSetup{split: cs.Dataset.Split, insts: cs.loaded.Instances, budget: cs.budget,

@@ -128,6 +128,16 @@ func (r *Registry) Lookup(name string) (family.Profile, bool) {
 	return nil, false
 }
 
+// History is the history guard's layout of inst's family (family.HistoryOf; the default for an
+// unknown family).
+func (r *Registry) History(inst dataset.Instance) family.History {
+	p, ok := r.Lookup(inst.Family)
+	if !ok {
+		return family.History{}
+	}
+	return family.HistoryOf(p, inst)
+}
+
 // Detect returns the profile of a decoded row, by its columns: the first that matches, else
 // SWE-bench's.
 func (r *Registry) Detect(inst *dataset.Instance) family.Profile {

@@ -459,3 +459,13 @@ func instanceVerdict(r Report) family.InstanceVerdict {
 	}
 	return v
 }
+
+// HistoryLayout implements family.HistoryLayout: the agent starts on the instance's branch,
+// whose HEAD~2 is the clean code the bug was made from (and HEAD~1 the bug with its tests), so
+// every commit before HEAD holds the fix: the guard leaves one root commit of HEAD's tree (the
+// bug, the FAIL_TO_PASS tests removed) with past as with none.
+func (FamilyProfile) HistoryLayout(dataset.Instance) family.History {
+	return family.History{Repo: Workdir, PastIsAnswer: true}
+}
+
+var _ family.HistoryLayout = FamilyProfile{}

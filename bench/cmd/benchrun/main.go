@@ -20,7 +20,7 @@ import (
 func main() {
 	var (
 		out       = flag.String("o", "BENCHMARKS.md", "Markdown file to write (- for stdout only)")
-		only      = flag.String("only", "roundtrip,cost,overhead,scale,capacity,flood,load,resume,export,kube,proxy,mini", "measurements to run, comma-separated (kube: the Kubernetes backend on the cluster of $KUBECONFIG, default the test cluster of scripts/kube-up.sh; mini: the side-by-side with mini-swe-agent, which needs -mini)")
+		only      = flag.String("only", "roundtrip,cost,overhead,scale,capacity,flood,load,resume,export,guard,kube,proxy,mini", "measurements to run, comma-separated (guard: the demo's wall time with the history guard and without; guard-big: the guard on the 100,000-commit repository of scripts/bench/build-big-repo-image.sh, not run by default; kube: the Kubernetes backend on the cluster of $KUBECONFIG, default the test cluster of scripts/kube-up.sh; mini: the side-by-side with mini-swe-agent, which needs -mini)")
 		costN     = flag.Int("cost", 200, "commands per method of the launcher's command cost")
 		instN     = flag.Int("instance-cost", 10, "instances per side of the launcher's instance cost")
 		capInst   = flag.Int("capacity-instances", 64, "instances of each run of the capacity comparison (launcher on and off)")
@@ -43,6 +43,8 @@ func main() {
 		proxyC    = flag.Int("proxy-streams", 64, "concurrent streams of the model proxy's loaded comparison")
 		proxyD    = flag.Duration("proxy-delay", 100*time.Millisecond, "the local provider's time per call in the model proxy's comparison")
 		proxyP    = flag.Duration("proxy-paced", 10*time.Second, "the local provider's time per call in the paced run of the model proxy's comparison (0: none)")
+		guardN    = flag.Int("guard-rounds", 5, "runs of the demo per side of the history guard's comparison")
+		guardD    = flag.Duration("guard-delay", time.Second, "the scripted model's time per call in the history guard's comparison (also measured without)")
 		exportN   = flag.String("export", "2000,20000", "synthetic trajectories of the export measurement, comma-separated (the first is the memory reference)")
 		bin       = flag.String("bin", "", "swebench-run binary (default: go build into the temp dir)")
 		rowsOut   = flag.String("json", "", "also write the measured rows as JSON to this file")
@@ -67,6 +69,7 @@ func main() {
 	}
 	jsonOut = *rowsOut
 	kubeRounds, kubeStarts = *kubeN, *kubeStart
+	guardRounds, guardDelay = *guardN, *guardD
 	proxySpec = bench.ProxySpec{Calls: *proxyN, Concurrency: *proxyC, Delay: *proxyD, Paced: *proxyP}
 	costRounds, instanceCosts, capacityInstances, capacityWorkers, miniDir, miniExtra = *costN, *instN, *capInst, *capWork, *mini, *miniArgs
 	if *keep && *out != "-" {
@@ -94,6 +97,8 @@ var (
 	miniDir, miniExtra                                            string
 	proxySpec                                                     bench.ProxySpec
 	exportSizes                                                   []int
+	guardRounds                                                   int
+	guardDelay                                                    time.Duration
 )
 
 // existingRows reads the results table of the report at path (none when it cannot).
@@ -141,13 +146,13 @@ func run(outPath, only string, n, overhead, instances int, workers string, delay
 		fmt.Fprintln(os.Stderr, "benchrun: no -mini checkout: the side-by-side with mini-swe-agent is skipped")
 		delete(want, "mini")
 	}
-	if bin == "" && (want["scale"] || want["capacity"] || want["flood"] || want["resume"] || want["export"] || want["mini"]) {
+	if bin == "" && (want["scale"] || want["capacity"] || want["flood"] || want["resume"] || want["export"] || want["mini"] || want["guard"]) {
 		if bin, err = bench.BuildBinary(ctx, tmp); err != nil {
 			return err
 		}
 	}
 	var d *bench.Docker
-	if want["roundtrip"] || want["cost"] || want["overhead"] || (want["scale"] && floor) || want["kube"] {
+	if want["roundtrip"] || want["cost"] || want["overhead"] || (want["scale"] && floor) || want["kube"] || want["guard-big"] {
 		cctx, cancel := context.WithTimeout(ctx, 20*time.Second)
 		d, err = bench.Connect(cctx)
 		cancel()
@@ -275,6 +280,24 @@ func run(outPath, only string, n, overhead, instances int, workers string, delay
 			return fmt.Errorf("export: %w", err)
 		}
 		add(e.Rows())
+	}
+	if want["guard"] {
+		for _, dl := range []time.Duration{0, guardDelay} {
+			logf("history guard: the demo with and without it, %d runs each, %s per model call", guardRounds, dl)
+			g, err := bench.MeasureGuardDemo(ctx, bin, tmp, guardRounds, dl)
+			if err != nil {
+				return fmt.Errorf("guard: %w", err)
+			}
+			add(g.Rows())
+		}
+	}
+	if want["guard-big"] {
+		logf("history guard on %s", bench.BigRepoImage)
+		g, err := bench.MeasureGuardRepo(ctx, d, bench.BigRepoImage, "")
+		if err != nil {
+			return fmt.Errorf("guard-big: %w (build the image with scripts/bench/build-big-repo-image.sh)", err)
+		}
+		add(g.Rows())
 	}
 	if want["kube"] {
 		cctx, cancel := context.WithTimeout(ctx, 30*time.Second)
@@ -420,6 +443,20 @@ Benchmark containers run the local base image ` + "`swebench-run/base:bookworm`"
   mini-swe-agent's swebench.yaml settings, the default bridge network), taking turns; only the
   dataset loader of mini-swe-agent is replaced (a local JSON lines file instead of the hub).
   Wall time of each whole run, and the engine's CPU during it.
+- **The history guard** (rows *history guard*). *The demo's wall time*: the binary runs the
+  offline demo (` + "`demo/dataset.jsonl`" + `, 6 instances, 4 workers, the scripted model of
+  ` + "`demo/scripted.yaml`" + `) with ` + "`-c environment.history=past`" + ` and with ` + "`as-is`" + `, taking
+  turns, each side several times; the ratio of the median wall times. Once with the demo as it
+  ships (no model time: the agent's first command waits for the container's start and the guard,
+  with nothing to hide them) and once with the scripted model taking a fixed time per call (the
+  guard then runs while the first call is in flight, as with a real model); the guard's own time is
+  status.jsonl's ` + "`history_guard_seconds`" + `. *The big repository*: ` + "`scripts/bench/build-big-repo-image.sh`" + `
+  builds ` + "`swebench-run-bench/big-repo:1`" + ` (100,000 commits by ` + "`git fast-import`" + `, each rewriting one of
+  1,000 files with 20 kB of pseudo-random text; HEAD at commit 99,000, the last 1,000 a future named by a
+  branch, 100 tags and a remote-tracking ref, plus a stash and a note); ` + "`benchrun -only guard-big`" + ` runs
+  the guard with ` + "`past`" + ` and with ` + "`none`" + ` in a fresh container each (the time ` + "`historyguard.Run`" + `
+  reports, as status.jsonl records it) and checks that ` + "`git log --all`" + ` is HEAD's ancestry after it.
+  Not part of ` + "`make bench`" + `'s default set or of ` + "`make test`" + ` (the image takes minutes and 2 GB).
 - **Instance overhead.** ` + "`runner.Run`" + ` in-process over one instance with the scripted model
   (no delay, 5 turns: four ` + "`true`" + `, then the submission), a fresh output directory each time:
   image check, container create and start, 5 execs, trajectory after every step, ledger, preds and
