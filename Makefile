@@ -31,14 +31,15 @@ images:
 	scripts/build-rebench-polybench-smith-images.sh
 
 # The history guard's test images: every family's demo image with the fix planted in every
-# hiding place of its repository (runner/historyguard's tests; not part of `make test`).
+# hiding place of its repository (runner/historyguard's and the guard's end-to-end tests, so
+# `make test` builds them too; a few seconds each, cached).
 planted-images: images
 	scripts/build-planted-image.sh
 
 # The whole suite: unit tests and integration tests against the real Docker engine. Runs
 # `make testdata` first, ends with the count of corpus tests that ran and skipped, and stops what
 # the tests started (the second Docker engine: SWEBENCH_RUN_KEEP_ENGINES=1 keeps it).
-test: images launcher
+test: images planted-images launcher
 	GO="$(GO)" scripts/test.sh
 
 # The test corpus (real SWE-bench files listed in testutil/corpus/manifest.txt) into its cache,
