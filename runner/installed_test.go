@@ -322,7 +322,11 @@ func TestInstalledAgentLimits(t *testing.T) {
 	})
 	t.Run("left running after a normal exit", func(t *testing.T) {
 		r := runInstalledDemo(t, "chat", "openai/gpt-4.1", providertest.Chat, providertest.BodyStream("/chat/completions"), "OPENAI_API_KEY",
-			"setsid sleep 300 >/dev/null 2>&1 </dev/null & echo started")
+			// The agent exits only once its child is in a session of its own: before that, the end of
+			// the agent's command would take the child with it (its process group), and nothing
+			// would be left for the probe to find.
+			"rm -f /tmp/detached; setsid sh -c 'touch /tmp/detached; exec sleep 300' >/dev/null 2>&1 </dev/null & "+
+				"while [ ! -e /tmp/detached ]; do sleep 0.05; done; echo started")
 		id := r.insts[0].InstanceID
 		left, err := os.ReadFile(filepath.Join(r.out.Path(), id, "agent", "leftover_processes.txt"))
 		if err != nil || !strings.Contains(string(left), "sleep 300") {
