@@ -20,9 +20,6 @@ import (
 //go:embed guard.sh
 var script string
 
-// Script is the guard's sh script, for tests and benchmarks that run it outside a run.
-func Script() string { return script }
-
 // Modes of environment.history.
 const (
 	Past = "past"  // HEAD and its ancestors stay (the default)
